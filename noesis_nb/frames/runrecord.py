@@ -194,8 +194,12 @@ def read_run(
     undrafted: tuple[set[str], set[str]] | None = None
     paused = _paused_ever(ref, stamp)
     waiting: float | None = 0.0 if paused is False else None  # a run never paused waited for nobody: its log is not read
-    if need_calls or need_status or (summary is None and state is None) or paused:
-        got = _events(ref, need_calls or summary is None or paused is True, problems)
+    counted = ext.get("tool_requests") if isinstance(ext, dict) else None
+    counted = counted if type(counted) is int and counted >= 0 else None
+    # a summary that does not count its tool requests (an older release's, another writer's): its log counts them
+    need_requests = counted is None
+    if need_calls or need_status or (summary is None and state is None) or paused or need_requests:
+        got = _events(ref, need_calls or summary is None or paused is True or need_requests, problems)
         if got is not None and paused:
             waiting = _waiting(got[0])
         if got is not None:
@@ -227,8 +231,7 @@ def read_run(
     folders = folders or ToolFolders(ref)
     tools = _tools(folders, stamp, problems, listings, sealed=ended)
     drafted = {n[:-5] for sub in PREPARED_DIRS for n in listings.get(f"tool_invocations/{sub}", ()) if n.endswith(".json")}
-    counted = ext.get("tool_requests") if isinstance(ext, dict) else None
-    tool_calls = tool_calls_of(drafted, undrafted, counted if type(counted) is int and counted >= 0 else None)
+    tool_calls = tool_calls_of(drafted, undrafted, counted)
     record: RunRecord = {
         "ref": ref,
         "summary": summary,
@@ -262,7 +265,8 @@ def tool_calls_of(drafts: set[str], undrafted: tuple[set[str], set[str]] | None,
 
     The log not read (``undrafted`` None): the ``tool.requested`` events noesis_nb sealed the summary with
     (``x-noesis_nb.tool_requests``: each draft of its runs comes of one), when the drafts are not more; else
-    None, unknown: a run sealed by an older release says no count of its requests refused before a draft.
+    None, unknown. A summary without that count (an older release's, another writer's) has its log read for it
+    (``read_run``), so None is left for a log that cannot be read whole or a count fewer than the drafts.
     """
     if undrafted is not None:
         named, asked = undrafted

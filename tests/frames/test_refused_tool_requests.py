@@ -129,9 +129,10 @@ def _seal_sizes(run: Path, name: str, text: str) -> None:
     (run / name).write_text(text)
 
 
-def test_a_run_sealed_without_its_request_count_says_unknown_not_its_drafts(runs_dir: Path) -> None:
-    """A summary as the release before sealed it (no ``x-noesis_nb.tool_requests``), the log not read: 1 draft
-    and 2 requests refused before theirs are 3 tool calls, which the listing alone cannot tell: <NA>, never 1."""
+def test_a_run_sealed_without_its_request_count_has_its_log_count_them(runs_dir: Path) -> None:
+    """A summary as the release before sealed it (no ``x-noesis_nb.tool_requests``): 1 draft and 2 requests
+    refused before theirs are 3 tool calls, which the tool folders' listing alone cannot tell (it says 1): the
+    run's log is read for them, cold, warm and without the cache."""
     ep = noesis_nb.solve("refused requests", using=_refusing_agent, runs_dir=runs_dir)
     run = runs_dir / ep
     text = (run / "summary.json").read_text()
@@ -140,7 +141,7 @@ def test_a_run_sealed_without_its_request_count_says_unknown_not_its_drafts(runs
     assert len(noesis_nb.tools_df(runs_dir)) == 3
     for cache in (True, True, False):  # cold, warm, and read again without the cache
         runs = noesis_nb.runs_df(runs_dir, cache=cache)
-        assert pd.isna(runs.loc[0, "tool_calls"]) and not runs.attrs["errors"], runs.attrs["errors"]
+        assert runs.loc[0, "tool_calls"] == 3 and not runs.attrs["errors"], runs.attrs["errors"]
         assert runs.loc[0, "success"] is not None and runs.loc[0, "act_count"] is not None  # the summary still read
 
 
