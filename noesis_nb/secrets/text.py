@@ -44,7 +44,7 @@ from .disguise import (
 )
 from .gates import Gate, forget
 from .joined import chunk_texts
-from .known import for_text, spans
+from .known import for_text
 from .linear import per_line, widen_all
 from .names import REDACTED_VALUE, is_secret_key, names_no_value, names_variable
 from .plugins import plugins
@@ -734,10 +734,12 @@ _CACHED_LEN = 120
 def _through_invisible(text: str, entropy: bool) -> set[str]:
     """The secrets of ``text`` read without its invisible characters (``disguise.hidden``: zero-width and format
     characters, combining marks), and read again with the characters read as another as ASCII (``ｓｋ-…``, ``ś``,
-    ``ѕ``) where that may show a secret (``_folded_windows``), each as it stands in ``text`` (``ghp_ab\u200bcd…``, the
-    marks on its last character too) and as it reads (to hunt for it elsewhere; a value found holding such characters
-    is hunted as it reads folded too). Every secret is located in its reading in one pass and mapped back through the
-    places of the characters kept (folding keeps each character in its place)."""
+    ``ѕ``) when it holds any, each as it stands in ``text`` (``ghp_ab\u200bcd…``, the marks on its last character too)
+    and as it reads (to hunt for it elsewhere; a value found holding such characters is hunted as it reads folded
+    too). The whole folded reading is judged: a keyword's value may stand past blank lines, at the end of a long line
+    or run on for thousands of characters, and a stretch judged alone cut such values off (they were shown). Every
+    secret is located in its reading in one pass and mapped back through the places of the characters kept (folding
+    keeps each character in its place)."""
     invisible = hidden()
     shifts = [m.start() - n for n, m in enumerate(invisible.finditer(text))] if hides(text) else []
     read = invisible.sub("", text) if shifts else text
@@ -746,9 +748,7 @@ def _through_invisible(text: str, entropy: bool) -> set[str]:
     if not read.isascii() and (as_ascii := folded(read)) != read:
         # each value found is hunted in the folded reading too, and as it reads folded (``hunteré2`` as ``huntere2``)
         refound = found | {reading for value in found if (reading := folded(value)) != value}
-        for start, end in _folded_windows(read, as_ascii):
-            if end - start >= 4:
-                refound |= _find_read(as_ascii[start:end], entropy)
+        refound |= _find_read(as_ascii, entropy)
         readings.append((as_ascii, refound))
     kept = kept_places(text, shifts)
     located: set[str] = set()
@@ -757,73 +757,6 @@ def _through_invisible(text: str, entropy: bool) -> set[str]:
         where = for_text(reading, found).starts(reading)
         located.update(text[kept(a) : written_end(text, kept(b - 1), escapes=False)] for a, b in where if b > a)
     return located
-
-
-# what the folded reading of a text may show that its reading as written does not: a word of a key's length (a run
-# of 20 or more printable ASCII characters once folded), a secret-looking name or keyword (``ｐａｓｓｗｏｒｄ``,
-# ``раsswоrd``), a character escape or ``%XX`` (``\ｕ0070``). The names are found by a literal each (every match of
-# ``_KEYWORDS_STR`` and ``_NAME_WORDS`` holds one, a test holds them to that): one pattern of them all tried every
-# place of a megabyte of Russian prose (165 ms); each literal is found at memory speed
-NAME_LITERALS = (
-    *(b"pass pw podman secret token key auth cookie cred contras curl bearer eyj xox hooks.slack mysql mariadb".split()),
-    *(b"docker nerdctl redis-cli zip openssl :// pin otp basic private \\ &# %".split()),
-)
-_PRINTABLE = bytes(0x61 if 0x21 <= i <= 0x7E and i != 0x3F else 0x20 for i in range(256))  # ``?``: a character not ASCII
-_KEY_LENGTH = b"a" * 20
-_BEFORE = 256  # characters of a line judged before what is read (``aws configure set <name> …``, ``"token": "``)
-_VALUE = 64  # characters before and after a name in which a folded character may stand (in its value, its line's start)
-_PEM_SIZE = 65_536  # characters of a PEM block judged whole
-_AFTER = 1024  # characters judged after a name (its value, on the next line too: ``"password":\n  "…"``)
-_BLANK = re.compile(r"\s")
-_WHOLE = 0.5  # windows covering more of the text than this: the whole folded reading is judged
-
-
-def _folded_windows(read: str, as_ascii: str) -> list[tuple[int, int]]:
-    """The stretches of ``as_ascii`` (``read`` folded, the same length) to judge: around each word of 20 or more
-    characters that holds a folded character, each name or escape (``NAME_LITERALS``) with one in the ``_VALUE``
-    characters around it, from its line's start (at most ``_BEFORE`` characters before it) to the end of the
-    line after it (at most ``_AFTER`` characters after a name, to the END line of a PEM block), cut at a blank; the
-    whole reading when they would cover more than half of it. Prose whose accented or Cyrillic letters fold into no
-    key and no name is not judged again (judged whole, a megabyte of Polish prose took 2.5x its time before folding)."""
-    size = len(as_ascii)
-    windows: list[tuple[int, int]] = []
-
-    def around(start: int, end: int, after: int, last: int = -1) -> None:
-        low = max(as_ascii.rfind("\n", 0, start) + 1, start - _BEFORE)
-        if low > 0 and not as_ascii[low - 1].isspace():  # cut at a blank: no word judged in part
-            blank = _BLANK.search(as_ascii, low, start)
-            low = blank.end() if blank is not None else start
-        line_end = as_ascii.find("\n", max(end, last))
-        next_end = as_ascii.find("\n", line_end + 1) if line_end >= 0 else -1
-        high = min(size if next_end < 0 else next_end, max(end + after, last))
-        if high < size and not as_ascii[high].isspace():
-            blank = _BLANK.search(as_ascii, high, high + _BEFORE)
-            high = blank.start() if blank is not None else min(high + _BEFORE, size)
-        windows.append((low, high))
-
-    blob = as_ascii.encode("ascii", "replace")  # one byte a character: the places are the text's
-    runs = blob.translate(_PRINTABLE)
-    at = runs.find(_KEY_LENGTH)
-    while at >= 0:
-        end = runs.find(b" ", at)
-        end = size if end < 0 else end
-        if read[at:end] != as_ascii[at:end]:
-            around(at, end, _VALUE)
-        at = runs.find(_KEY_LENGTH, end)
-    lowered = blob.lower()
-    for literal in NAME_LITERALS:
-        at = lowered.find(literal)
-        while at >= 0:
-            end = at + len(literal)
-            if read[max(at - _VALUE, 0) : end + _VALUE] != as_ascii[max(at - _VALUE, 0) : end + _VALUE]:
-                # a PEM block is judged whole, to its END line (``-----BEGIN ＲＳＡ PRIVATE KEY-----``)
-                last = lowered.find(b"-----end", end, end + _PEM_SIZE) if literal == b"private" else -1
-                around(at, end, _AFTER, last)
-            at = lowered.find(literal, end)
-    merged = spans(windows)
-    if sum(b - a for a, b in merged) > _WHOLE * size:
-        return [(0, size)]
-    return merged
 
 
 def kept_places(text: str, shifts: list[int] | None = None) -> Any:
