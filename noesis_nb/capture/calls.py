@@ -29,9 +29,9 @@ from .scope import (
     OPEN_SPANS,
     CaptureScope,
     SpanKey,
-    agree,
     counts_agree,
     current_owner,
+    joins,
     owner_ref,
     same_model,
     span_key,
@@ -493,13 +493,12 @@ class ModelCall:
         uncached = (
             None if total is None else total - (counts["cached_input_tokens"] or 0) - (counts["cache_write_input_tokens"] or 0)
         )
-        if request_id is not None:  # its id, when the model and the counts seen so far do not say another call
+        if request_id is not None:  # its id, when it joins them (``scope.joins``: calls written before with it count)
             same = request_id in (self.request_id, self.response_id)
             seen: dict[str, Any] = {"model": self.model, "requested_model": self.requested_model}
             seen.update(input_total=total, input_uncached=uncached, output_tokens=out)
-            if same and not agree(model, None, input_tokens, output_tokens, seen):
-                same = False
-                self.scope.shared_id(request_id)
+            calls = self.scope.id_calls.get(request_id, 0) + 1  # this open call carries it too
+            same = same and joins(model, None, input_tokens, output_tokens, seen, calls)
         else:
             same = same_model(model, self.model, self.requested_model) and counts_agree(
                 input_tokens, output_tokens, total, uncached, out

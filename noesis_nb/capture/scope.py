@@ -14,13 +14,14 @@ Each call is written once. The rules (README, "Real model calls"):
 - an OpenTelemetry GenAI span that was current when the SDK call began (an instrumentation's span
   around it) is covered by that call and writes nothing; a span whose ``gen_ai.response.id`` a
   captured call already recorded writes nothing either;
-- an id is evidence of one call only while the records it joins agree: a blank or placeholder id (``" "``,
-  ``"null"``, ``"0"``: ``real_id``) is no id, and two records sharing an id whose models or token counts contradict
-  each other (a server that answers every call with one constant id) are two calls, both written, with one
-  ``CallIdShared`` warning naming the id;
+- an id joins records of different sources (an SDK capture, a span, a hand report) whose models are one model's
+  (``same_models``: case, a provider prefix, a dated name's prefix aside), whatever their counts say (the SDK's
+  are kept); two records of one source are two calls. A blank or placeholder id (``" "``, ``"null"``, ``"0"``:
+  ``real_id``) is no id, and an id already seen on two written calls (a server that answers every call with one
+  constant id) is no evidence: records then join only when their counts agree too (``agree``); one
+  ``CallIdShared`` warning says when an id is first seen on a second call;
 - ``ctx.model_call(...)`` for a call capture already wrote returns that event's id and writes
-  nothing: "the same call" is one naming the captured ``request_id`` (or response id) whose model and counts
-  do not contradict it (``agree``), or, naming
+  nothing: "the same call" is one naming the captured ``request_id`` (or response id) by the rule above, or, naming
   none, one with the same input and output token counts (the input total, or the uncached part
   Anthropic's ``usage.input_tokens`` reports) and the same model (or a prefix of the
   response's dated model name, ``gpt-4o-mini`` for ``gpt-4o-mini-2024-07-18``) as a captured
@@ -45,6 +46,7 @@ import asyncio
 import contextlib
 import contextvars
 import os
+import re
 import threading
 import warnings
 import weakref
@@ -83,6 +85,8 @@ __all__ = [
     "span_key",
     "span_ref",
     "real_id",
+    "same_models",
+    "joins",
     "CallIdShared",
 ]
 
@@ -110,8 +114,8 @@ def span_ref(key: SpanKey) -> str:
 
 
 class CallIdShared(UserWarning):
-    """Two model calls of an episode share one request or response id but not their model or token counts: both are
-    written (a server that gives every answer the same id cannot tell calls apart)."""
+    """One request or response id was seen on two different model calls of an episode: both are written, and the id
+    then joins records only when their counts agree too (a server that gives every answer one id tells no call apart)."""
 
 
 #: text a server or an adapter puts where it has no id: an id that is one of these is no id
@@ -127,18 +131,44 @@ def real_id(value: Any) -> str | None:
     return None if not bare.strip("0-") or bare.lower() in _PLACEHOLDERS else value
 
 
+_PROVIDER = re.compile(r"[A-Za-z][\w.-]*:(?=.)")  # ``anthropic:`` of ``anthropic:claude-sonnet-4-0``
+
+
+def _bare_model(name: str) -> str:
+    """A model name without case or a provider prefix (``openai/``, ``azure/``, ``anthropic:``)."""
+    name = name.rpartition("/")[2]
+    prefix = _PROVIDER.match(name)
+    return (name[prefix.end() :] if prefix else name).lower()
+
+
+def same_models(ours: tuple[Any, ...], theirs: tuple[Any, ...]) -> bool:
+    """Two records' models (each its given and requested one) may be one model's: an unknown one contradicts nothing;
+    else two names equal but for case and a provider prefix, or one the prefix of the other's dated name
+    (``gpt-4o-mini`` of ``gpt-4o-mini-2024-07-18``)."""
+    mine = [_bare_model(m) for m in ours if isinstance(m, str) and m]
+    other = [_bare_model(m) for m in theirs if isinstance(m, str) and m]
+    return not mine or not other or any(a == b or a.startswith(b + "-") or b.startswith(a + "-") for a in mine for b in other)
+
+
 def agree(model: Any, requested: Any, input_tokens: Any, output_tokens: Any, row: dict[str, Any]) -> bool:
-    """A record sharing an id with a written call's ``row`` may be that call: neither its model nor its counts
-    contradict the row's (an unknown count or model contradicts nothing; the input may be the total or the
-    uncached part Anthropic reports; a model may name a dated one by its prefix)."""
+    """A record sharing an id many calls carry with a written call's ``row`` may be that call: neither its model
+    (``same_models``) nor its counts contradict the row's (an unknown count contradicts nothing; the input may be
+    the total or the uncached part Anthropic reports)."""
     total, out = row["input_total"], row["output_tokens"]
     if input_tokens is not None and total is not None and input_tokens not in (total, row["input_uncached"]):
         return False
     if output_tokens is not None and out is not None and output_tokens != out:
         return False
-    ours = [m for m in (model, requested) if isinstance(m, str) and m]
-    theirs = [m for m in (row["model"], row["requested_model"]) if isinstance(m, str) and m]
-    return not ours or not theirs or any(same_model(a, b, None) or same_model(b, a, None) for a in ours for b in theirs)
+    return same_models((model, requested), (row["model"], row["requested_model"]))
+
+
+def joins(model: Any, requested: Any, input_tokens: Any, output_tokens: Any, row: dict[str, Any], calls: int) -> bool:
+    """A record of another source naming an id of the written call ``row`` is that call: when no other call is known
+    to carry the id (``calls``: the written calls that do, besides the record), its models are one (``same_models``),
+    whatever the counts; an id seen on more calls is no evidence, and the counts must agree too (``agree``)."""
+    if calls > 1:
+        return agree(model, requested, input_tokens, output_tokens, row)
+    return same_models((model, requested), (row["model"], row["requested_model"]))
 
 
 #: the ``agent_id`` of each provider's model calls
@@ -170,7 +200,7 @@ class CaptureScope:
     # the keys ``learn`` was told: each client's (``api_key``, ``auth_token``), its text or None
     keys_told: set[tuple[str | None, str | None]] = field(default_factory=set)
     closed: bool = False
-    warned_ids: set[str] = field(default_factory=set)  # ids ``CallIdShared`` was said for (once each)
+    id_calls: dict[str, int] = field(default_factory=dict)  # real id -> how many written calls carry it
     calls_started: int = 0  # SDK calls admitted so far: tells whether a call began after another one
     # the last call written with unknown counts, which the next report of its task may be: (its task or thread,
     # as a weak reference; ``calls_started`` when it began; its row); None when there is none (``claim_unknown``)
@@ -193,12 +223,12 @@ class CaptureScope:
         if self.generation != _forks.generation:
             return None
         with self.lock:
-            repeat = not known and any(k in self.seen for k in keys) and self._repeats(body, keys)
-            if repeat is True:
+            if not known and any(k in self.seen for k in keys) and self._repeats(body, keys):
                 return None
             self.seen.update(keys)
-        if repeat:  # an id it shares with a call it contradicts: said once, outside the lock
-            self.shared_id(repeat)
+            shared = self._count_ids(keys)
+        if shared:  # said outside the lock, once per id (``_count_ids`` decides under it)
+            self.shared_id(shared)
         provider: Any = body.get("capture") or body.get("provider")  # an SDK call's agent names its SDK, not its endpoint
         try:
             event_id = self.emit(body, _AGENTS.get(provider) or f"model:{provider or 'unknown'}")
@@ -217,7 +247,9 @@ class CaptureScope:
             "output_tokens": output,
             "id_1": get("request_id"),
             "id_2": get("response_id"),
-            "claimed": False,
+            "claimed": False,  # a hand report was joined to it
+            "spanned": False,  # a span was joined to it
+            "source": "sdk" if known else "span",
         }
         owner = owner_ref() if began and (total is None or output is None) and "error" not in body else None
         with self.lock:
@@ -225,11 +257,10 @@ class CaptureScope:
             self.fillable = None if owner is None else (owner, began, row)
         return event_id
 
-    def _repeats(self, body: dict[str, Any], keys: tuple[tuple[str, str], ...]) -> bool | str | None:
-        """A record (a span) some of whose ``keys`` a written call is known by repeats that call (True): the same span,
-        or an id that is a real one (``real_id``) of a written call it agrees with (``agree``); else the id it shares
-        with calls it contradicts, or None. Called holding the lock."""
-        shared = None
+    def _repeats(self, body: dict[str, Any], keys: tuple[tuple[str, str], ...]) -> bool:
+        """A record (a span) some of whose ``keys`` a written call is known by repeats that call: the same span, or
+        a real id (``real_id``) of an SDK call no span was joined to yet, that ``joins`` it (marked joined). Called
+        holding the lock."""
         get = body.get
         for kind, value in keys:
             if (kind, value) not in self.seen:
@@ -238,22 +269,52 @@ class CaptureScope:
                 return True
             if real_id(value) is None:
                 continue
+            calls = self.id_calls.get(value, 0)
             for row in reversed(self.captured):
-                if value in (row["id_1"], row["id_2"]):
-                    if agree(get("model"), get("requested_model"), get("input_tokens"), get("output_tokens"), row):
-                        return True
-                    shared = value
+                if row["source"] == "span" or row["spanned"] or value not in (row["id_1"], row["id_2"]):
+                    continue  # a span is never another span's call: each span is one
+                if joins(get("model"), get("requested_model"), get("input_tokens"), get("output_tokens"), row, calls):
+                    row["spanned"] = True
+                    return True
+        return False
+
+    def _count_ids(self, keys: tuple[tuple[str, str], ...]) -> list[str]:
+        """Count one more written call carrying each real id (``real_id``, inline: on every call's path) of ``keys``:
+        the ids now seen on a second call, which ``shared_id`` is to say (once each: only this count reaches 2).
+        Called holding the lock."""
+        shared: list[str] = []
+        done: list[str] = []  # a call whose request and response ids are one text carries it once
+        counted = self.id_calls
+        for kind, value in keys:
+            if kind == "span" or not isinstance(value, str) or value in done:
+                continue
+            done.append(value)
+            bare = value.strip()
+            if not bare.strip("0-") or bare.lower() in _PLACEHOLDERS:
+                continue
+            calls = counted[value] = counted.get(value, 0) + 1
+            if calls == 2:
+                shared.append(value)
         return shared
 
-    def shared_id(self, value: str) -> None:
-        """Say once that two calls of different model or counts share the id ``value`` (``CallIdShared``)."""
-        if value in self.warned_ids:
+    def count_report(self, request_id: str | None) -> None:
+        """A hand report naming ``request_id`` that is no captured call's is written: it is one more call with it."""
+        if request_id is None:
             return
-        self.warned_ids.add(value)
+        with self.lock:
+            shared = self._count_ids((("request", request_id),))
+        if shared:
+            self.shared_id(shared)
+
+    def shared_id(self, values: list[str]) -> None:
+        """Say that the ids ``values`` were each seen on two different model calls (``CallIdShared``); ``_count_ids``
+        says when, once per id."""
+        named = ", ".join(repr(shown_cut(value, 120)) for value in values)
         try:  # the id as the run keeps it (a provider's random id is no key): only secrets in it redacted
             warnings.warn(
-                f"two model calls share the id {shown_cut(value, 120)!r} but not their model or token counts: both are recorded "
-                "(a server that answers every call with the same id cannot tell calls apart)",
+                f"the id{'s' if len(values) > 1 else ''} {named} {'were' if len(values) > 1 else 'was'} seen on 2 "
+                "different model calls (another model, or another call of one source): each is recorded; records "
+                "naming such an id are joined only when their token counts agree too",
                 CallIdShared,
                 stacklevel=2,
             )
@@ -262,15 +323,15 @@ class CaptureScope:
 
     def claim(self, model: str, input_tokens: int | None, output_tokens: int | None, request_id: str | None) -> str | None:
         """The captured event a manual ``ctx.model_call`` repeats (marked matched), or None (see the module rules)."""
-        shared = False
         with self.lock:
+            calls = 0 if request_id is None else self.id_calls.get(request_id, 0)
             for call in reversed(self.captured):
                 if call["claimed"]:
                     continue
                 if request_id is not None:
-                    same = request_id in (call["id_1"], call["id_2"])
-                    if same and not agree(model, None, input_tokens, output_tokens, call):
-                        same, shared = False, True
+                    same = request_id in (call["id_1"], call["id_2"]) and joins(
+                        model, None, input_tokens, output_tokens, call, calls
+                    )
                 else:
                     total, out = call["input_total"], call["output_tokens"]
                     same = (
@@ -282,8 +343,6 @@ class CaptureScope:
                 if same:
                     call["claimed"] = True
                     return str(call["event_id"])
-        if shared:
-            self.shared_id(str(request_id))
         return None
 
     def claim_unknown(self, model: str, input_tokens: int | None, output_tokens: int | None, may: bool) -> str | None:
@@ -472,6 +531,7 @@ def claim_manual(
         if event_id is not None:
             scope.mark_claimed(event_id)
             return str(event_id)
+    scope.count_report(request_id)  # written as a call of its own
     return None
 
 

@@ -9,8 +9,8 @@ above its total is written unknown, the total kept, and ``usage_warning`` says s
 
 A span an SDK call began inside (the instrumentation's span around the captured call), and a
 span started while a captured SDK call runs (the ``anthropic`` SDK's own call span), write
-nothing; a span whose ``gen_ai.response.id`` a captured call recorded, and whose model and counts agree
-with that call's, writes nothing either (``scope`` states the rule).
+nothing; a span whose ``gen_ai.response.id`` a captured call recorded, of that call's model, writes nothing
+either (``scope`` states the rule, and when counts must agree too).
 
 The processor is attached to the global SDK ``TracerProvider`` when an episode starts (if the
 program uses the OpenTelemetry SDK); ``span_processor()`` gives one for any other provider.

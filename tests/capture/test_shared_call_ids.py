@@ -16,7 +16,7 @@ import pytest
 import noesis_nb
 from noesis_nb.capture import CallIdShared
 
-from .provider_stub import DEFAULT, ProviderStub, Reply, chat_completion
+from .provider_stub import ANTHROPIC_DEFAULT, DEFAULT, ProviderStub, Reply, anthropic_message, chat_completion
 from .recorded_calls import checked_calls, model_event_ids
 
 sdk_trace = pytest.importorskip("opentelemetry.sdk.trace")
@@ -141,3 +141,168 @@ def test_a_report_naming_the_constant_id_of_an_open_stream_is_not_swallowed_by_i
     # before: one event, the stream's, the report taken for it
     assert sorted((p["model"], p["input_tokens"]) for p in got) == [("gpt-4o-mini-2024-07-18", 1200), ("llama3-70b", 5000)]
     assert len(said) == 1 and "'req-const'" in said[0]
+
+
+anthropic_sdk = pytest.importorskip("anthropic")
+
+
+def _report(name: str, r: Any) -> dict[str, Any]:
+    """A hand report of the chat call ``r`` as adapters spell it (LiteLLM's model names, other counts)."""
+    usage = r.usage
+    return {
+        "litellm model": {
+            "model": "openai/gpt-4o-mini",
+            "input_tokens": usage.prompt_tokens,
+            "output_tokens": usage.completion_tokens,
+        },
+        "model case": {"model": "GPT-4o-mini", "input_tokens": usage.prompt_tokens, "output_tokens": usage.completion_tokens},
+        "output without reasoning": {
+            "model": r.model,
+            "input_tokens": usage.prompt_tokens,
+            "output_tokens": usage.completion_tokens - usage.completion_tokens_details.reasoning_tokens,
+        },
+        "input as prompt + output": {
+            "model": r.model,
+            "input_tokens": usage.total_tokens,
+            "output_tokens": usage.completion_tokens,
+        },
+    }[name]
+
+
+@pytest.mark.parametrize("name", ["litellm model", "model case", "output without reasoning", "input as prompt + output"])
+def test_a_report_naming_a_captured_calls_own_id_is_that_call_whatever_it_counts(
+    stub: ProviderStub, runs_dir: Path, name: str
+) -> None:
+    returned: list[str] = []
+
+    def agent(task: str, ctx: Any) -> str:
+        client = openai.OpenAI(base_url=stub.openai_url, api_key="sk-test", max_retries=0)
+        answer = client.chat.completions.create(model="gpt-4o-mini", messages=MSG)
+        returned.append(ctx.model_call(request_id=answer.id, **_report(name, answer)))
+        return "ok"
+
+    ep, said = _solve(agent, runs_dir)
+    got = checked_calls(runs_dir, ep)
+    # before: two events (input 1200 twice in usage_df) and a warning blaming a server
+    assert [(p["capture"], p["input_tokens"], p["output_tokens"]) for p in got] == [("openai", 1200, 90)]
+    assert returned == model_event_ids(runs_dir, ep) and said == []
+
+
+def test_a_span_naming_a_captured_calls_id_with_a_prefixed_model_writes_nothing(
+    tracer: Any, stub: ProviderStub, runs_dir: Path
+) -> None:
+    def agent(task: str, ctx: Any) -> str:
+        client = openai.OpenAI(base_url=stub.openai_url, api_key="sk-test", max_retries=0)
+        answer = client.chat.completions.create(model="gpt-4o-mini", messages=MSG)
+        with tracer.start_as_current_span("litellm_request") as span:  # a framework's span, ended after the call
+            span.set_attributes(
+                {
+                    "gen_ai.operation.name": "chat",
+                    "gen_ai.request.model": "openai/gpt-4o-mini",
+                    "gen_ai.response.id": answer.id,
+                    "gen_ai.usage.input_tokens": answer.usage.prompt_tokens,
+                    "gen_ai.usage.output_tokens": answer.usage.completion_tokens,
+                }
+            )
+        return "ok"
+
+    ep, said = _solve(agent, runs_dir)
+    assert [(p["capture"], p["input_tokens"]) for p in checked_calls(runs_dir, ep)] == [("openai", 1200)]  # before: + otel
+    assert said == []
+
+
+def test_an_open_stream_reported_with_the_output_its_chunks_counted_is_written_once(stub: ProviderStub, runs_dir: Path) -> None:
+    def agent(task: str, ctx: Any) -> str:
+        client = openai.OpenAI(base_url=stub.openai_url, api_key="sk-test", max_retries=0)
+        stream = client.chat.completions.create(
+            model="gpt-4o-mini", messages=MSG, stream=True, stream_options={"include_usage": True}
+        )
+        chunks = 0
+        for chunk in stream:
+            chunks += bool(chunk.choices)
+            if chunk.usage:
+                ctx.model_call(
+                    model=chunk.model, input_tokens=chunk.usage.prompt_tokens, output_tokens=chunks, request_id=chunk.id
+                )
+        return "ok"
+
+    ep, said = _solve(agent, runs_dir)
+    assert [(p["capture"], p["input_tokens"], p["output_tokens"]) for p in checked_calls(runs_dir, ep)] == [("openai", 1200, 90)]
+    assert said == []
+
+
+@pytest.mark.parametrize(
+    ("model", "input_tokens"),
+    [
+        ("claude-sonnet-4-20250514", 1200),  # uncached + cache read
+        ("claude-sonnet-4-20250514", 500),  # uncached + cache write
+        ("anthropic/claude-sonnet-4-20250514", 1500),
+        ("anthropic:claude-sonnet-4-0", 1500),
+    ],
+)
+def test_an_anthropic_report_by_the_messages_id_is_that_call(
+    stub: ProviderStub, runs_dir: Path, model: str, input_tokens: int
+) -> None:
+    def agent(task: str, ctx: Any) -> str:
+        client = anthropic_sdk.Anthropic(base_url=stub.url, api_key="sk-ant-test", max_retries=0)
+        body = anthropic_message("claude-sonnet-4-20250514", ANTHROPIC_DEFAULT, "one")  # the alias's dated model
+        stub.script("/v1/messages", Reply(body=body))
+        message = client.messages.create(model="claude-sonnet-4-0", max_tokens=100, messages=MSG)
+        ctx.model_call(model=model, input_tokens=input_tokens, output_tokens=80, request_id=message.id)
+        return "ok"
+
+    ep, said = _solve(agent, runs_dir)
+    assert [(p.get("capture"), p["input_tokens"]) for p in checked_calls(runs_dir, ep)] == [("anthropic", 1500)]
+    assert said == []
+
+
+def test_two_spans_with_one_id_are_two_calls_and_a_later_report_by_it_needs_agreeing_counts(
+    tracer: Any, stub: ProviderStub, runs_dir: Path
+) -> None:
+    """A source that gave one id to two calls makes it no evidence: a report by it joins only with agreeing counts."""
+
+    def agent(task: str, ctx: Any) -> str:
+        client = openai.OpenAI(base_url=stub.openai_url, api_key="sk-test", max_retries=0)
+        stub.script("/v1/chat/completions", Reply(body=chat_completion("gpt-4o-mini", DEFAULT, "const")))
+        client.chat.completions.create(model="gpt-4o-mini", messages=MSG)
+        for inp in (1200, 300):  # the first repeats the call; the second is another call with its id
+            with tracer.start_as_current_span("chat") as span:
+                span.set_attributes(
+                    {
+                        "gen_ai.operation.name": "chat",
+                        "gen_ai.request.model": "gpt-4o-mini",
+                        "gen_ai.response.id": "chatcmpl-const",
+                        "gen_ai.usage.input_tokens": inp,
+                        "gen_ai.usage.output_tokens": 90,
+                    }
+                )
+        ctx.model_call(model="gpt-4o-mini", input_tokens=4000, output_tokens=90, request_id="chatcmpl-const")
+        return "ok"
+
+    ep, said = _solve(agent, runs_dir)
+    assert [(p.get("capture"), p["input_tokens"]) for p in checked_calls(runs_dir, ep)] == [
+        ("openai", 1200),
+        ("otel", 300),
+        (None, 4000),
+    ]
+    assert len(said) == 1 and "'chatcmpl-const' was seen on 2 different model calls" in said[0]
+
+
+def test_two_spans_of_one_source_with_one_id_and_one_count_are_two_calls(tracer: Any, runs_dir: Path) -> None:
+    def agent(task: str, ctx: Any) -> str:
+        for _ in range(2):  # a source reports each call once: the same id twice is a server's constant id
+            with tracer.start_as_current_span("chat") as span:
+                span.set_attributes(
+                    {
+                        "gen_ai.operation.name": "chat",
+                        "gen_ai.request.model": "llama3",
+                        "gen_ai.response.id": "chatcmpl-123",
+                        "gen_ai.usage.input_tokens": 200,
+                        "gen_ai.usage.output_tokens": 5,
+                    }
+                )
+        return "ok"
+
+    ep, said = _solve(agent, runs_dir)
+    assert [p["input_tokens"] for p in checked_calls(runs_dir, ep)] == [200, 200]  # before: [200]
+    assert len(said) == 1 and "'chatcmpl-123' was seen on 2 different model calls" in said[0]
