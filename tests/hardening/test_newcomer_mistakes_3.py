@@ -395,16 +395,20 @@ def test_a_folder_every_reader_takes_for_a_run_is_refused_as_runs_dir_by_the_fil
 
 
 def test_a_crafted_folder_or_root_name_is_quoted_in_the_errors_never_printed_raw(tmp_path: Path) -> None:
-    """A name with an escape sequence or a newline would repaint the terminal or fake a traceback line."""
+    """A name with an escape sequence or a newline would repaint the terminal or fake a traceback line. Writers
+    refuse such a folder (its name is refused before anything else of it is read); readers take one made by
+    someone else, and their errors quote it."""
     from noesis_nb.store import find_run_dir
 
     crafted = tmp_path / "ep\x1b[2J\x1b[31mINJECTED\nTraceback: fake"
     crafted.mkdir()
     (crafted / "events.jsonl").write_text("")
-    with pytest.raises(RunsDirError) as refused:
+    with pytest.raises((RunsDirError, InvalidOptionError)) as refused:
         noesis_nb.solve("t", using=_agent, runs_dir=crafted)
+    written = tmp_path / "runs"
+    (first,) = _runs(written, 1)
     root = tmp_path / "runs\x1b[31m\nTraceback"
-    (first,) = _runs(root, 1)
+    written.rename(root)  # a root another program named so
     with pytest.raises(RunNotFoundError) as missing:
         noesis_nb.runs_df(root, episodes=_typo(first))
     with pytest.raises(RunNotFoundError) as unknown:
