@@ -17,7 +17,7 @@ response, inside an episode, with no SDK call around it; and the same work timed
 real SDK calls, split into capture's own code and the event's write; and the write alone, a model.call beside a
 small engine event, right after an SDK call (cold caches) and back to back. Real provider calls take hundreds of
 milliseconds: the absolute cost per call (the ``+ µs`` figures) is what carries over.
-Usage: python benchmarks/bench_capture.py [--calls 100] [--rounds 31]
+Usage: python benchmarks/bench_capture.py [--calls 100] [--rounds 31] [--short-key]
 """
 
 from __future__ import annotations
@@ -25,7 +25,9 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import random
 import statistics
+import string
 import subprocess
 import sys
 import tempfile
@@ -149,7 +151,16 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--calls", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=31)
+    parser.add_argument(
+        "--short-key",
+        action="store_true",
+        help="give the clients the 8-character key 'sk-bench' (too short to be learned) as earlier runs did",
+    )
     args = parser.parse_args()
+    # a key as long as a provider's: the run learns it (a client's key is a secret the run never holds), so every event
+    # of the episode is screened for it, as in a real agent's run
+    key = "sk-bench" if args.short_key else "sk-" + "".join(random.Random(7).choices(string.ascii_letters + string.digits, k=48))
+    print(f"clients' API key: {len(key)} characters ({'not learned' if args.short_key else 'learned by the run'})")
     import httpx2
     import openai
 
@@ -163,7 +174,7 @@ def main() -> None:
     server = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         url = server.stdout.readline().strip()
-        loopback = openai.OpenAI(base_url=url + "/v1", api_key="sk-bench", max_retries=0)
+        loopback = openai.OpenAI(base_url=url + "/v1", api_key=key, max_retries=0)
         measure("loopback HTTP server     ", loopback, args.calls, args.rounds)
     finally:
         server.communicate("\n", timeout=10)
@@ -177,7 +188,7 @@ def main() -> None:
 
     mock = openai.OpenAI(
         base_url="http://stub.invalid/v1",
-        api_key="sk-bench",
+        api_key=key,
         max_retries=0,
         http_client=httpx2.Client(transport=httpx2.MockTransport(reply)),
     )
