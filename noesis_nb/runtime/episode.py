@@ -609,7 +609,7 @@ class Episode:
             return False
         if isinstance(ended, (RunSealedError, RunWriteError)) or (ended is not None and refused_write(ended)):
             return False  # the run refused the adapter (sealed by another, removed, its disk full): no pause to keep
-        if open_pause(self.recorder.events) is None:
+        if open_pause(self.recorder.lifecycle_events) is None:
             return False
         run_dir = self.recorder.run_dir
         if seal_state(run_dir).closed or not run_dir.is_dir():

@@ -22,7 +22,10 @@ _LIFECYCLE = frozenset({"running", "interrupted", "paused", "resuming", "success
 
 
 def open_pause(events: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The ``run.interrupt`` or ``run.checkpoint`` event of the run's open pause; None when the run is not paused."""
+    """The ``run.interrupt`` or ``run.checkpoint`` event of the run's open pause; None when the run is not paused.
+
+    ``events`` in order: all of the run's, or only its runtime and terminate events (``Recorder.lifecycle_events``,
+    the same answer without a scan of a long run)."""
     for event in reversed(events):
         if event.get("phase") == "terminate":
             return None
@@ -40,7 +43,7 @@ def open_pause(events: list[dict[str, Any]]) -> dict[str, Any] | None:
 def leave_open_pause(rec: Recorder, reason: str, *, resumed_by: str = "episode") -> dict[str, Any] | None:
     """Write ``run.resume`` (its ``reason`` said) for the run's open pause, completing its checkpoint first when only
     its interrupt is on disk; the resume event, or None when no pause is open."""
-    event = open_pause(rec.events)
+    event = open_pause(rec.lifecycle_events)
     if event is None or not rec.run_dir.is_dir():  # a run removed: nothing is written (no folder made again)
         return None
     if event.get("event_type") == RUN_INTERRUPT:

@@ -62,7 +62,7 @@ __all__ = ["Recorder", "artifact_digest", "INDEXED_PHASES"]
 
 Subscriber = Callable[[dict[str, Any]], None]
 _EAGER_SHARE, _EAGER_SLACK_S = 0.1, 0.05  # the time early sweeps may take: this share of the run's, and this more
-INDEXED_PHASES = frozenset({"action_candidate", "governance", "act"})
+INDEXED_PHASES = frozenset({"action_candidate", "governance", "act", "runtime", "terminate"})
 _monotonic = time.monotonic
 
 
@@ -107,8 +107,13 @@ class Recorder:
         # a new run's start is its first event: whatever ran between its making and that event (the rest of the cell
         # that started it, a view's first import, a kernel's comm set-up) is no part of its running time
         self.starts_at_first_event = False
-        # the few events the lifecycle looks up (its candidates, governance decisions, acts), in order
-        self.by_phase: dict[str, list[dict[str, Any]]] = {phase: [] for phase in INDEXED_PHASES}
+        # the few events the lifecycle looks up (its candidates, governance decisions, acts), in order; runtime and
+        # terminate events share one list (``lifecycle_events``): a run's open pause is read from it, not from a scan
+        # of the whole run (sealing stays constant time)
+        self.lifecycle_events: list[dict[str, Any]] = []
+        self.by_phase: dict[str, list[dict[str, Any]]] = {
+            phase: self.lifecycle_events if phase in ("runtime", "terminate") else [] for phase in INDEXED_PHASES
+        }
         for event in self.events:
             if event.get("phase") in INDEXED_PHASES:
                 self.by_phase[event["phase"]].append(event)
