@@ -180,7 +180,9 @@ def _write_run(root: Path, index: int, n_events: int, rnd: random.Random) -> Non
         "flags": {"using": "bench_agent", "governance_mode": "off"},
         "metrics": {"success": True, "veto_count": 0, "act_count": sum(1 for line in lines if b'"phase":"act"' in line)},
         "tags": {"suite": "bench"},
-        "x-noesis_nb": {"reasons": ["adapter_ok"], "usage": usage_summary(calls)},
+        # as the release seals a run: its count of tool requests (each draft here comes of one), so runs_df need not
+        # read the log for it
+        "x-noesis_nb": {"reasons": ["adapter_ok"], "usage": usage_summary(calls), "tool_requests": drafts},
     }
     docs = {
         "summary.json": summary,
