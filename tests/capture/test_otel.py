@@ -22,15 +22,6 @@ MSG = [{"role": "user", "content": "hi"}]
 
 
 @pytest.fixture
-def tracer():
-    """A tracer of a real SDK provider that carries noesis_nb's processor (as a program would attach it)."""
-    provider = sdk_trace.TracerProvider()
-    provider.add_span_processor(noesis_nb.capture.span_processor())
-    yield provider.get_tracer("test")
-    provider.shutdown()
-
-
-@pytest.fixture
 def stub():
     server = ProviderStub()
     yield server

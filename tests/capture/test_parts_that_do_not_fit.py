@@ -22,15 +22,6 @@ anthropic = pytest.importorskip("anthropic")
 MSG = [{"role": "user", "content": "hi"}]
 
 
-@pytest.fixture
-def tracer() -> Any:
-    """A tracer of a real SDK provider that carries noesis_nb's processor."""
-    provider = sdk_trace.TracerProvider()
-    provider.add_span_processor(noesis_nb.capture.span_processor())
-    yield provider.get_tracer("test")
-    provider.shutdown()
-
-
 def test_a_span_part_above_its_total_is_unknown_and_the_total_kept(tracer: Any, runs_dir: Path) -> None:
     spans = [
         {"gen_ai.usage.input_tokens": 10, "gen_ai.usage.cache_read.input_tokens": 50, "gen_ai.usage.output_tokens": 3},

@@ -25,15 +25,6 @@ openai = pytest.importorskip("openai")
 MSG = [{"role": "user", "content": "hi"}]
 
 
-@pytest.fixture
-def tracer() -> Any:
-    """A tracer of a real SDK provider that carries noesis_nb's processor."""
-    provider = sdk_trace.TracerProvider()
-    provider.add_span_processor(noesis_nb.capture.span_processor())
-    yield provider.get_tracer("test")
-    provider.shutdown()
-
-
 def _solve(agent: Any, runs_dir: Path) -> tuple[str, list[str]]:
     """The episode id, and the ``CallIdShared`` warnings it gave."""
     with warnings.catch_warnings(record=True) as caught:
