@@ -33,7 +33,7 @@ from .scope import (
     current_owner,
     joins,
     owner_ref,
-    same_model,
+    same_models,
     span_key,
     span_ref,
 )
@@ -500,7 +500,7 @@ class ModelCall:
             calls = self.scope.id_calls.get(request_id, 0) + 1  # this open call carries it too
             same = same and joins(model, None, input_tokens, output_tokens, seen, calls)
         else:
-            same = same_model(model, self.model, self.requested_model) and counts_agree(
+            same = same_models((model,), (self.model, self.requested_model), unknown_agrees=False) and counts_agree(
                 input_tokens, output_tokens, total, uncached, out
             )
             if same and (total is None or out is None):  # counts unknown: only the reader's report, right after

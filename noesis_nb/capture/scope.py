@@ -23,9 +23,8 @@ Each call is written once. The rules (README, "Real model calls"):
 - ``ctx.model_call(...)`` for a call capture already wrote returns that event's id and writes
   nothing: "the same call" is one naming the captured ``request_id`` (or response id) by the rule above, or, naming
   none, one with the same input and output token counts (the input total, or the uncached part
-  Anthropic's ``usage.input_tokens`` reports) and the same model (or a prefix of the
-  response's dated model name, ``gpt-4o-mini`` for ``gpt-4o-mini-2024-07-18``) as a captured
-  call not matched yet. Each captured call matches one manual call at most. A stream still being
+  Anthropic's ``usage.input_tokens`` reports) and one model by the same rule (``same_models``; named on both
+  sides then) as a captured call not matched yet. Each captured call matches one manual call at most. A stream still being
   read matches the same way (its request id, or the counts it has seen): it is written then;
 - a captured call whose input or output count is unknown (a stream without its usage chunk, one
   closed early) cannot match by counts, so the adapter's own report of it, with estimated counts
@@ -132,6 +131,8 @@ def real_id(value: Any) -> str | None:
 
 
 _PROVIDER = re.compile(r"[A-Za-z][\w.-]*:(?=.)")  # ``anthropic:`` of ``anthropic:claude-sonnet-4-0``
+# a dated or versioned name's tail: ``-2024-07-18``, ``-20250514``, ``-0613``, ``-002``
+_VERSION = re.compile(r"-(?:\d{4}-\d{2}-\d{2}|\d{8}|\d{3,4})")
 
 
 def _bare_model(name: str) -> str:
@@ -141,13 +142,29 @@ def _bare_model(name: str) -> str:
     return (name[prefix.end() :] if prefix else name).lower()
 
 
-def same_models(ours: tuple[Any, ...], theirs: tuple[Any, ...]) -> bool:
-    """Two records' models (each its given and requested one) may be one model's: an unknown one contradicts nothing;
-    else two names equal but for case and a provider prefix, or one the prefix of the other's dated name
-    (``gpt-4o-mini`` of ``gpt-4o-mini-2024-07-18``)."""
+def _one_model(a: str, b: str) -> bool:
+    """Two bare names are one model's: equal, or one the other with a date or version after it."""
+    short, long = (a, b) if len(a) <= len(b) else (b, a)
+    return long.startswith(short) and (len(long) == len(short) or _VERSION.fullmatch(long, len(short)) is not None)
+
+
+def same_models(ours: tuple[Any, ...], theirs: tuple[Any, ...], *, unknown_agrees: bool) -> bool:
+    """Two records' models (each its given and requested one) may be one model's: two names equal but for case and a
+    provider prefix, or one the other's dated name (``gpt-4o-mini`` of ``gpt-4o-mini-2024-07-18``, not of
+    ``gpt-4o-mini-audio``). The one rule for every join, with an id or without.
+
+    ``unknown_agrees``: a record naming no model contradicts nothing. True where an id joins the records (the id is
+    the evidence; a model can only contradict it); False for a report naming no id, where the model and the token
+    counts are all the evidence: two calls of equal counts, one of which names no model, are not one call.
+
+    ``azure/<deployment>``: a deployment name is not a model name. It is the model an Azure client is given (the
+    call's requested model), so it matches that; the model the deployment runs matches the response's model field.
+    """
     mine = [_bare_model(m) for m in ours if isinstance(m, str) and m]
     other = [_bare_model(m) for m in theirs if isinstance(m, str) and m]
-    return not mine or not other or any(a == b or a.startswith(b + "-") or b.startswith(a + "-") for a in mine for b in other)
+    if not mine or not other:
+        return unknown_agrees
+    return any(_one_model(a, b) for a in mine for b in other)
 
 
 def agree(model: Any, requested: Any, input_tokens: Any, output_tokens: Any, row: dict[str, Any]) -> bool:
@@ -159,7 +176,7 @@ def agree(model: Any, requested: Any, input_tokens: Any, output_tokens: Any, row
         return False
     if output_tokens is not None and out is not None and output_tokens != out:
         return False
-    return same_models((model, requested), (row["model"], row["requested_model"]))
+    return same_models((model, requested), (row["model"], row["requested_model"]), unknown_agrees=True)
 
 
 def joins(model: Any, requested: Any, input_tokens: Any, output_tokens: Any, row: dict[str, Any], calls: int) -> bool:
@@ -168,7 +185,7 @@ def joins(model: Any, requested: Any, input_tokens: Any, output_tokens: Any, row
     whatever the counts; an id seen on more calls is no evidence, and the counts must agree too (``agree``)."""
     if calls > 1:
         return agree(model, requested, input_tokens, output_tokens, row)
-    return same_models((model, requested), (row["model"], row["requested_model"]))
+    return same_models((model, requested), (row["model"], row["requested_model"]), unknown_agrees=True)
 
 
 #: the ``agent_id`` of each provider's model calls
@@ -338,7 +355,7 @@ class CaptureScope:
                         total is not None
                         and out is not None
                         and counts_agree(input_tokens, output_tokens, total, call["input_uncached"], out)
-                        and same_model(model, call["model"], call["requested_model"])
+                        and same_models((model,), (call["model"], call["requested_model"]), unknown_agrees=False)
                     )
                 if same:
                     call["claimed"] = True
@@ -364,7 +381,7 @@ class CaptureScope:
                 began == self.calls_started
                 and not call["claimed"]
                 and counts_agree(input_tokens, output_tokens, call["input_total"], call["input_uncached"], call["output_tokens"])
-                and same_model(model, call["model"], call["requested_model"])
+                and same_models((model,), (call["model"], call["requested_model"]), unknown_agrees=False)
             )
             if not same:
                 return None
@@ -446,11 +463,6 @@ def owner_ref() -> Any:
         return weakref.ref(current_owner())
     except TypeError:
         return None
-
-
-def same_model(manual: str, model: str | None, requested: str | None) -> bool:
-    """A report's model names a captured call's: the response's or the requested one, or a prefix of a dated name."""
-    return any(isinstance(m, str) and (m == manual or m.startswith(manual + "-")) for m in (model, requested))
 
 
 def counts_agree(
