@@ -150,7 +150,7 @@ RUN_COLUMNS: dict[str, tuple[str, str]] = {
     "waiting_s": (
         "float",
         "time paused waiting for people (run.interrupt or run.checkpoint to run.resume); duration_s - waiting_s is the "
-        "running time the view shows",
+        "running time the view shows; <NA> while the run waits for a person now (paused), as its duration_s",
     ),
     "governance_mode": ("category", "off, audit or enforce"),
     "act_count": (

@@ -194,6 +194,7 @@ def read_run(
     undrafted: tuple[set[str], set[str]] | None = None
     paused = _paused_ever(ref, stamp)
     waiting: float | None = 0.0 if paused is False else None  # a run never paused waited for nobody: its log is not read
+    pause_open = False
     counted = ext.get("tool_requests") if isinstance(ext, dict) else None
     counted = counted if type(counted) is int and counted >= 0 else None
     # a summary that does not count its tool requests (an older release's, another writer's): its log counts them
@@ -201,7 +202,7 @@ def read_run(
     if need_calls or need_status or (summary is None and state is None) or paused or need_requests:
         got = _events(ref, need_calls or summary is None or paused is True or need_requests, problems)
         if got is not None and paused:
-            waiting = _waiting(got[0])
+            waiting, pause_open = _waiting(got[0])
         if got is not None:
             data, stamp["events.jsonl"], whole = got
             if need_status or summary is None:
@@ -232,6 +233,9 @@ def read_run(
     tools = _tools(folders, stamp, problems, listings, sealed=ended)
     drafted = {n[:-5] for sub in PREPARED_DIRS for n in listings.get(f"tool_invocations/{sub}", ()) if n.endswith(".json")}
     tool_calls = tool_calls_of(drafted, undrafted, counted)
+    status = _known_status(_status(ref, summary, state, tail, problems), problems)
+    if pause_open and status == "paused":
+        waiting = None  # it waits for a person now: how long is not known until the run resumes (as its duration)
     record: RunRecord = {
         "ref": ref,
         "summary": summary,
@@ -240,7 +244,7 @@ def read_run(
         "manifest": manifest,
         "seal": seal,
         "waiting": waiting,
-        "status": _known_status(_status(ref, summary, state, tail, problems), problems),
+        "status": status,
         "head": head,
         "tail_end": next((e.get("timestamp") for e in reversed(tail) if e.get("phase") == "terminate"), None),
         "calls": calls,
@@ -445,8 +449,9 @@ def _paused_ever(ref: RunRef, stamp: dict[str, Any]) -> bool | None:
     return bool(names)
 
 
-def _waiting(data: bytes) -> float:
-    """``waits.waiting_seconds`` of the lines of ``data`` that may be a pause or a resume (parsed only those)."""
+def _waiting(data: bytes) -> tuple[float, bool]:
+    """``waits.waiting_seconds`` of the lines of ``data`` that may be a pause or a resume (parsed only those), and
+    whether a pause is still open at the end of them."""
     spans = PauseSpans()
     for line in data.split(b"\n"):
         if b"run.resume" in line or b"run.interrupt" in line or b"run.checkpoint" in line:
@@ -456,7 +461,7 @@ def _waiting(data: bytes) -> float:
                 continue
             if type(event) is dict:
                 spans.note(screened(line, event)[0])  # a key written twice: unknown (events_df reports it)
-    return spans.waited
+    return spans.waited, spans.pausing
 
 
 #: the files a run's status is read from: when one of them cannot be read, "running" or "paused" is only a guess

@@ -9,6 +9,7 @@ import json
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import noesis_nb
@@ -113,3 +114,21 @@ def test_the_live_view_the_replay_and_the_summary_give_one_running_time(tmp_path
     terminate = next(i for i, e in enumerate(source.events) if e.get("phase") == "terminate") + 1
     replay.seek(terminate)
     assert f"+{summary['duration_sec']:.1f} s into the run" in replay.clock.value
+
+
+def test_a_run_waiting_for_a_person_now_has_no_wait_figure_yet(tmp_path: Path) -> None:
+    """A paused run's wait is still growing: ``waiting_s`` is unknown (<NA>, as its ``duration_s``), never 0.0, a
+    figure that sums and means would take for none; once approved and resumed it is the pause, as the view counts it,
+    also on a warm reload of the same folder."""
+    runs = tmp_path / "runs"
+    episode = noesis_nb.solve("write a file", using=writer_adapter, runs_dir=runs, approver="ask")
+    row = runs_df(runs).set_index("episode_id").loc[episode]
+    assert row["status"] == "paused"
+    assert pd.isna(row["waiting_s"]) and pd.isna(row["duration_s"])
+    time.sleep(0.1)
+    noesis_nb.approve_draft(episode, runs_dir=runs)
+    noesis_nb.resume_run(episode, runs_dir=runs, using=writer_adapter)
+    row = runs_df(runs).set_index("episode_id").loc[episode]  # the same folder again: a warm reload
+    assert row["status"] == "ok"
+    assert row["waiting_s"] >= 0.1
+    assert _view_of(runs / episode)["waiting_s"] == pytest.approx(row["waiting_s"], abs=1e-6)
