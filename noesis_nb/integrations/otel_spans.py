@@ -20,6 +20,7 @@ from .._jsonkeys import is_repeated_reason, loads_checked
 from ..capture.usage import count
 from ..errors import EventLogCorruption
 from ..store.eventlog import read_run_events
+from ..store.lostend import episode_end_marks
 from ..store.runfiles import UnreadableRunFile, read_file
 from ..store.sealing import seal_state
 from ..store.vocab import TOOL_APPROVAL_PENDING, TOOL_APPROVED, TOOL_REJECTED_GOVERNANCE
@@ -173,7 +174,7 @@ def _spans(run_dir: Path, events: list[dict[str, Any]] | None, problems: list[st
         "span_id": root_id,
         "parent_id": None,
         "start_ns": stamps[0] if stamps else 0,
-        "end_ns": stamps[-1] if stamps else 0,
+        "end_ns": _episode_end_ns(events, placed),
         "kind": "internal",
         "attributes": _attrs(
             {
@@ -288,6 +289,13 @@ def _model_span(payload: dict[str, Any], trace_id: int, parent: int, event_id: s
         "error": (error.get("message") or error.get("type") or "error") if error else False,
         "events": [],
     }
+
+
+def _episode_end_ns(events: list[dict[str, Any]], placed: list[int | None]) -> int:
+    """The root span's end: when the episode ended, by the rule of ``summary.duration_sec`` and so ``runs_df``
+    (``store.lostend.episode_end_marks``: its terminate, or a lost run's last sign of life), not its log's last
+    event (the seal's bookkeeping may come long after: a recovery, a later insight); 0 when no time is known."""
+    return next((placed[i] for i in episode_end_marks(events) if placed[i] is not None), 0)
 
 
 def _tool_span(

@@ -10,7 +10,7 @@ from typing import Any
 
 from .._jsonio import canonical_json, to_jsonable
 from ..store.facts import UsageTotals, call_row
-from ..store.lostend import last_sign_of_life, sealed_lost
+from ..store.lostend import episode_end_marks
 from ..store.vocab import MODEL_CALL, TOKEN_COLUMNS, TOOL_REQUESTED
 from .governance import effective_failure_policy
 
@@ -289,19 +289,8 @@ def build_summary(
 
 
 def _episode_end(events: list[dict[str, Any]]) -> Any:
-    """When the episode ended: its ``terminate`` event's time. The events after it (state projection, insight) are
-    the seal's bookkeeping, which a recovery may write long after a crash cut the seal short; the episode's
-    duration must not count that dead time, nor, for a run sealed after its process died, the time from its last
-    sign of life to that seal (``store.lostend``). Without a terminate, the last event's time."""
-    at = next((i for i in range(len(events) - 1, -1, -1) if events[i].get("phase") == "terminate"), None)
-    if at is not None:
-        terminate = events[at]
-        if sealed_lost(terminate):  # sealed after its process died: it ended at its last sign of life
-            alive = last_sign_of_life(terminate, reversed(events[:at]))
-            if alive is not None and (found := _ts(alive.get("timestamp"))) is not None:
-                return found
-    ends = (e.get("timestamp") for e in reversed(events) if e.get("phase") == "terminate")
-    found = next((t for t in map(_ts, ends) if t is not None), None)
-    if found is not None:
-        return found
-    return next((t for t in map(_ts, (e.get("timestamp") for e in reversed(events))) if t is not None), None)
+    """When the episode ended (``store.lostend.episode_end_marks``): its ``terminate`` event's time, or for a run
+    sealed after its process died its last sign of life; the seal's bookkeeping after it is not counted. Without a
+    terminate, the last event's time."""
+    marks = (_ts(events[i].get("timestamp")) for i in episode_end_marks(events))
+    return next((t for t in marks if t is not None), None)

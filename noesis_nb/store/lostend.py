@@ -8,10 +8,10 @@ sign of life. ``summary.duration_sec`` (so ``runs_df``) and the view's running t
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-__all__ = ["LOST_REASONS", "sealed_lost", "last_sign_of_life"]
+__all__ = ["LOST_REASONS", "sealed_lost", "last_sign_of_life", "episode_end_marks"]
 
 LOST_REASONS = frozenset({"process_lost", "sealed_after_process_lost"})  # resume_run's seal of a run whose process died
 
@@ -36,3 +36,20 @@ def last_sign_of_life(terminate: Mapping[str, Any], before: Iterable[Mapping[str
         if isinstance(other, str) and not other.startswith(sealer):
             return event
     return None
+
+
+def episode_end_marks(events: Sequence[Mapping[str, Any]]) -> Iterator[int]:
+    """Indexes of the events whose time may tell when the episode ended, best first (take the first whose time
+    reads): its last ``terminate``'s, or for a run sealed after its process died its last sign of life, then each
+    ``terminate`` (newest first), then every event (newest first). The events after a ``terminate`` (state
+    projection, insight) are the seal's bookkeeping, which a recovery may write long after a crash: no part of the
+    episode. One rule for ``summary.duration_sec`` (so ``runs_df``) and the exported trace's root span."""
+    newest_first = range(len(events) - 1, -1, -1)
+    last = next((i for i in newest_first if events[i].get("phase") == "terminate"), None)  # near the end: found at once
+    if last is not None and sealed_lost(events[last]):
+        before = range(last - 1, -1, -1)
+        alive = last_sign_of_life(events[last], (events[i] for i in before))
+        if alive is not None:
+            yield next(i for i in before if events[i] is alive)
+    yield from (i for i in newest_first if events[i].get("phase") == "terminate")
+    yield from newest_first
