@@ -295,7 +295,10 @@ def _episode_end_ns(events: list[dict[str, Any]], placed: list[int | None]) -> i
     """The root span's end: when the episode ended, by the rule of ``summary.duration_sec`` and so ``runs_df``
     (``store.lostend.episode_end_marks``: its terminate, or a lost run's last sign of life), not its log's last
     event (the seal's bookkeeping may come long after: a recovery, a later insight); 0 when no time is known."""
-    return next((placed[i] for i in episode_end_marks(events) if placed[i] is not None), 0)
+    for i in episode_end_marks(events):
+        if (at := placed[i]) is not None:
+            return at
+    return 0
 
 
 def _tool_span(
