@@ -161,8 +161,11 @@ def load_events(
                 if torn and sealed:  # cut although the run was sealed before this read: damage, not a line in transit
                     run_problems.append(LoadProblem(url, torn[0], CUT_IN_SEALED_RUN))
                 report = _LineReport(url, numbers, run_problems)
-                if not names_only(data, ref.name, len(evs)):  # bytes counted: the events are looked at only when off
-                    report(other_episodes([e.get("episode_id") for e in evs], ref.name))
+                # every event naming the run's folder (read from the events: cheaper than counting the log's bytes)
+                # leaves nothing to report; else the bytes are counted and the events looked at as before
+                owners = [e.get("episode_id") for e in evs]
+                if owners.count(ref.name) != len(owners) and not names_only(data, ref.name, len(evs)):
+                    report(other_episodes(owners, ref.name))
                 start, stop, named = batch.add(evs, report)
                 # after the lines' own problems: a strict load names the line a change broke, then the change itself
                 run_problems.extend(_seal_changes(ref, (len(data), *stamp[1:]), named_by, folder, seal_docs[1]))
