@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 import threading
 from collections.abc import Callable, Iterator
 from urllib.parse import urlsplit, urlunsplit
@@ -38,22 +39,31 @@ def _hidden_query(query: str) -> str:
     return "&".join(f"{p.partition('=')[0]}={REDACTED_VALUE}" if "=" in p else REDACTED_VALUE for p in query.split("&"))
 
 
+# a query in a logged line: from its "?" to the next space or '"' (the request line's closing quote). requests sends
+# the URL re-quoted (``é`` as ``%C3%A9``, ``|`` as ``%7C``), so the text logged is not the text given: every query in
+# the records hides its values, whatever form it was logged in
+_LOGGED_QUERY = re.compile(r'\?([^\s"]*)')
+
+
 @contextlib.contextmanager
 def query_kept_out_of_logs(url: str) -> Iterator[None]:
-    """For the block, urllib3's records logged on this thread show ``url``'s query with its values hidden."""
-    query = urlsplit(url).query
-    if not query:
+    """For the block, urllib3's records logged on this thread show every query with its values hidden.
+
+    The record is formatted and its text kept: the query's values were hidden only where the raw query stood in
+    its arguments, so one re-quoted before it was sent (a non-ASCII letter, ``|``, ``"``) was logged whole."""
+    if not urlsplit(url).query:
         yield
         return
-    hidden = _hidden_query(query)
     thread = threading.get_ident()
 
     def hide(record: logging.LogRecord) -> bool:
         if record.thread == thread:
-            if isinstance(record.msg, str) and query in record.msg:
-                record.msg = record.msg.replace(query, hidden)
-            if isinstance(record.args, tuple):
-                record.args = tuple(a.replace(query, hidden) if isinstance(a, str) else a for a in record.args)
+            try:
+                text = record.getMessage()
+            except Exception:  # a record that cannot be formatted is kept out rather than shown raw
+                return False
+            if "?" in text:
+                record.msg, record.args = _LOGGED_QUERY.sub(lambda m: "?" + _hidden_query(m.group(1)), text), ()
         return True
 
     with filtering(_URLLIB3_LOGGERS, hide):

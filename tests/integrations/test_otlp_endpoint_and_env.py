@@ -137,3 +137,21 @@ def test_a_query_token_stays_out_of_urllib3s_debug_log(run: Path, collector: Col
     logged = [r.getMessage() for r in caplog.records if r.name.startswith("urllib3")]
     assert any('"POST /v1/traces?token=' in line for line in logged), logged  # the line is still logged
     assert not any(SECRET in line for line in logged), logged
+
+
+# values requests re-quotes before urllib3 logs the request line: hidden only where they were logged as given
+REQUOTED = ["S3cr\u00e9t" + SECRET, f"{SECRET}|x", f'{SECRET}"x', f"{SECRET}<x>", f"{SECRET}{{x}}", f"{SECRET}`x", f"{SECRET}'x"]
+
+
+@pytest.mark.parametrize("value", REQUOTED)
+def test_a_query_value_requests_requotes_stays_out_of_urllib3s_debug_log(
+    run: Path, collector: Collector, caplog: pytest.LogCaptureFixture, value: str
+) -> None:
+    """``é``, ``|``, ``"``, ``<>``, ``{}``, a backtick: requests sent them percent-encoded, and urllib3 logged the
+    encoded form, which the raw value hidden in the records never matched."""
+    caplog.set_level(logging.DEBUG, logger="urllib3")
+    noesis_nb.export_otel(run, endpoint=f"{collector.url}?token={value}&tenant=acme", timeout=10)
+    assert collector.requests[0].path.startswith("/v1/traces?token=")  # sent, the query kept
+    logged = "\n".join(r.getMessage() for r in caplog.records if r.name.startswith("urllib3"))
+    assert '"POST /v1/traces?token=[REDACTED]&tenant=[REDACTED] HTTP/1.1"' in logged, logged
+    assert SECRET[:12] not in logged, logged
