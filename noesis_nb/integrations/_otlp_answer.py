@@ -34,6 +34,7 @@ from .otel_url import filtering
 
 __all__ = [
     "HeardSession",
+    "unsendable",
     "retry_after_s",
     "permanent",
     "quiet_exporter",
@@ -50,6 +51,18 @@ BODY_LIMIT = 64 * 1024  # bytes of an answer read: an OTLP answer is a few bytes
 #: the exporter's loggers (its module's, and the shared HTTP client's that recent versions log through)
 _LOGGERS = ("opentelemetry.exporter.otlp.proto.http.trace_exporter", "opentelemetry.exporter.otlp.common.http")
 _ERRNO = re.compile(r"\[Errno -?\d+\] [^'\"()\]]+")
+
+
+def unsendable(url: str) -> str | None:
+    """Why requests refuses to send to ``url``, said before a run is read (it was said after, as a collector that
+    could not be reached): a host with a letter or sign no domain name holds (IDNA). None when it can be sent."""
+    try:
+        requests.models.PreparedRequest().prepare_url(url, None)
+    except requests.exceptions.InvalidURL as exc:  # its words quote the URL whole (a query token too): not repeated
+        if "label" in str(exc):
+            return "its host is no name a request can go to (a letter or sign a domain name cannot hold)"
+        return "requests cannot send to it (InvalidURL)"
+    return None
 
 
 class HeardSession(requests.Session):

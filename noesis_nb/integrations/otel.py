@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import unicodedata
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
@@ -191,6 +192,9 @@ def _url_problem(url: str) -> str | None:
     """What makes ``url`` no URL a request can go to (a space, no host, a port out of range), or None."""
     if any(c.isspace() for c in url):
         return "a URL has no spaces or line breaks (write %20 for a space in its path)"
+    hidden = next((c for c in url if unicodedata.category(c) in ("Cc", "Cf")), None)
+    if hidden is not None:  # a NUL was sent as part of the path; a U+202E read as a collector that did not answer
+        return f"it holds U+{ord(hidden):04X}, a control or invisible format character no URL has"
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - reading it checks it: a ValueError when no number from 0 to 65535
@@ -198,7 +202,13 @@ def _url_problem(url: str) -> str | None:
         return "its host or port cannot be read (a port is a number from 0 to 65535)"
     if parts.fragment or "#" in url:  # no request carries it: the spans went to the URL before it, said nowhere
         return "a #fragment is never sent to a server; leave it out"
-    return None if parts.hostname else "it names no host"
+    if not parts.hostname:
+        return "it names no host"
+    try:
+        from ._otlp_answer import unsendable  # imports requests, which sending needs anyway
+    except ImportError:  # the otel extra is missing: export_otel says so next
+        return None
+    return unsendable(url)
 
 
 def _send(specs: Iterable[SpanSpec], endpoint: str, headers: dict[str, str] | None, service: str, timeout: float) -> None:

@@ -169,12 +169,23 @@ def test_a_header_name_that_is_no_token_is_named_before_sending(run: Path, name:
         ("http://:4318/v1/traces", "it names no host"),
         ("http://127.0.0.1:99999", "its host or port cannot be read"),
         ("http://[::1:4318", "its host or port cannot be read"),
+        ("http://exa\u202emple.com:4318", r"it holds U\+202E, a control or invisible format character"),
+        ("http://127.0.0.1:4318/\x00", r"it holds U\+0000, a control or invisible format character"),
+        ("http://127.0.0.1:4318/v1/traces?a=\u200b", r"it holds U\+200B, a control or invisible format character"),
+        ("http://exa\u2603mple.com:4318", r"its host is no name a request can go to"),
     ],
 )
 def test_an_endpoint_that_is_no_reachable_url_is_named_before_reading(run: Path, endpoint: str, fragment: str) -> None:
     """It came back, after the run was read, as a collector that could not be reached (InvalidURL)."""
     with pytest.raises(ValueError, match=rf"export_otel\(endpoint=.*\): {fragment}.*e\.g\. 'http://localhost:4318'"):
         noesis_nb.export_otel(run, endpoint=endpoint, timeout=1)
+
+
+def test_an_endpoint_holding_a_nul_reaches_no_collector(run: Path, otlp_collector: Collector) -> None:
+    """``…/\\x00`` was sent as given (a NUL in the request line) and the collector asked with it."""
+    with pytest.raises(ValueError, match=r"it holds U\+0000"):
+        noesis_nb.export_otel(run, endpoint=f"{otlp_collector.url}/\x00", timeout=5)
+    assert otlp_collector.requests == []
 
 
 @pytest.mark.parametrize("interval", [float("inf"), 1e300, 10**400, float("nan"), 0])
