@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import queue
 import threading
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 
-__all__ = ["run_in_thread", "run_sync"]
+__all__ = ["run_in_thread", "run_sync", "ThreadReader"]
 
 
 async def run_in_thread(fn: Callable[..., Any], *args: Any, name: str = "noesis_nb-worker", **kwargs: Any) -> Any:
@@ -46,6 +47,59 @@ async def run_in_thread(fn: Callable[..., Any], *args: Any, name: str = "noesis_
 
     threading.Thread(target=target, name=name, daemon=True).start()
     return await future
+
+
+class ThreadReader:
+    """A blocking iterator read one item at a time on one daemon thread of its own, in a copy of the caller's
+    context: ``await reader.next()`` leaves the event loop running while the source blocks (a sync SSE reader, a
+    generator that sleeps). Nothing is read ahead: an item is read only when asked for. ``close()`` lets the thread
+    end once its current read returns, closing the iterator there (a generator's ``finally`` runs off the loop);
+    a read still blocked is left to its thread."""
+
+    def __init__(self, items: Iterator[Any], default: Any, *, name: str = "noesis_nb-reader"):
+        self._items, self._default, self._name = items, default, name
+        self._context = contextvars.copy_context()
+        self._asks: queue.SimpleQueue[tuple[asyncio.AbstractEventLoop, asyncio.Future[Any]] | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+
+    async def next(self) -> Any:
+        """The next item, or ``default`` once the iterator is exhausted; its error is raised here."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._serve, name=self._name, daemon=True)
+            self._thread.start()
+        self._asks.put((loop, future))
+        return await future
+
+    def close(self) -> None:
+        if self._thread is not None:
+            self._asks.put(None)
+
+    def _serve(self) -> None:
+        while (ask := self._asks.get()) is not None:
+            loop, future = ask
+            try:
+                value = self._context.run(next, self._items, self._default)
+            except BaseException as exc:  # handed to the awaiting coroutine
+                outcome: tuple[Callable[[Any], None], Any] = (future.set_exception, exc)
+            else:
+                outcome = (future.set_result, value)
+            try:
+                loop.call_soon_threadsafe(_deliver, future, *outcome)
+            except RuntimeError:  # the loop closed meanwhile: nobody asks any more
+                break
+        close = getattr(self._items, "close", None)
+        if callable(close):
+            try:
+                self._context.run(close)
+            except Exception:
+                pass
+
+
+def _deliver(future: asyncio.Future[Any], setter: Callable[[Any], None], value: Any) -> None:
+    if not future.done():  # the await was given up (a bounded wait timed out): the late item is dropped
+        setter(value)
 
 
 def run_sync(coro: Coroutine[Any, Any, T], *, settle_s: float = 10.0) -> T:

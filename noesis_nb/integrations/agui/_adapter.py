@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from ..._threads import run_in_thread
+from ..._threads import ThreadReader, run_in_thread
 from ...errors import AgentCancelled, EpisodeStateError
 from ...secrets import for_run, is_secret_key, shown_cut
 from ...secrets.quoted import quoted
@@ -201,11 +201,14 @@ class AGUIAdapter:
             ) from None
 
     async def _run_once(self, run_input: Any, folder: AGUIFolder, ctx: Any) -> None:
-        stream = self._call(run_input)
+        if _plain_function(self._call):  # it may block before its first event (a sync client connecting): off the loop
+            stream = await run_in_thread(self._call, run_input, name="noesis_nb-agui-call")
+        else:
+            stream = self._call(run_input)
         if inspect.isawaitable(stream):
             stream = await stream
         count = 0
-        events = _aiter(stream, lambda: folder.finished)
+        events = _aiter(stream)
         try:
             while folder.error is None:  # RUN_ERROR ends the stream; after RUN_FINISHED a new RUN_STARTED may follow
                 try:
@@ -424,25 +427,36 @@ def _message(message: Any, number: int) -> dict[str, Any]:
 _NONE_LEFT = object()
 
 
-async def _aiter(stream: Any, finished: Callable[[], bool]) -> Any:
-    """The events of an async or plain iterable. A plain one's ``next()`` runs on the loop until the run has
-    finished; after RUN_FINISHED it runs on a thread of its own, so the bounded wait for what may follow can fire
-    though the source blocks (a sync SSE reader on a connection kept open): on the loop it would block the loop
-    and the episode with it, for ever if the source is never closed. A source still blocked is left to its thread.
+def _plain_function(call: Any) -> bool:
+    """Whether calling ``call`` runs its body now (a plain function: it may block, e.g. connecting before it returns
+    its events), rather than making a generator or coroutine that runs when read or awaited."""
+    for fn in (call, type(call).__call__):
+        if inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn) or inspect.iscoroutinefunction(fn):
+            return False
+    return True
+
+
+async def _aiter(stream: Any) -> Any:
+    """The events of an async or plain iterable. A plain iterator's ``next()`` runs on a thread of its own
+    (``ThreadReader``, one item at a time), before RUN_FINISHED as after it: on the loop a source that blocks (a sync
+    SSE reader, a generator waiting for its model) would freeze the loop, and with it the kernel, the live view and
+    its buttons, for as long as it waits (for ever after RUN_FINISHED on a connection kept open, where the bounded
+    wait could not fire). A list or tuple, already in memory, is read where it stands. A source still blocked when
+    the stream is left is left to its thread, which closes it once the read returns.
     """
     if hasattr(stream, "__aiter__"):
         async for item in stream:
             yield item
-    elif hasattr(stream, "__iter__"):
-        items = iter(stream)
-        while True:
-            if finished():
-                item = await run_in_thread(next, items, _NONE_LEFT, name="noesis_nb-agui-stream")
-            else:
-                item = next(items, _NONE_LEFT)
-            if item is _NONE_LEFT:
-                return
+    elif isinstance(stream, (list, tuple)):
+        for item in stream:
             yield item
+    elif hasattr(stream, "__iter__"):
+        reader = ThreadReader(iter(stream), _NONE_LEFT, name="noesis_nb-agui-stream")
+        try:
+            while (item := await reader.next()) is not _NONE_LEFT:
+                yield item
+        finally:
+            reader.close()
     else:
         raise TypeError(f"the AG-UI agent returned {type(stream).__name__}; return an (async) iterable of events")
 

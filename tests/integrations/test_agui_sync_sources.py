@@ -1,0 +1,100 @@
+"""A plain (sync) AG-UI source never holds the event loop: its events are read on a thread, before RUN_FINISHED as
+after it, and a plain function called for its events runs there too. Each source below blocks until a task on the
+episode's own loop releases it: read on the loop, that task could never run and the source would give up blocked."""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import threading
+from typing import Any
+
+import pytest
+
+pytest.importorskip("ag_ui.core")
+
+from noesis_nb import start
+from noesis_nb.integrations.agui import AGUIAdapter
+
+START = {"type": "RUN_STARTED", "threadId": "t1", "runId": "r1"}
+END = {"type": "RUN_FINISHED", "threadId": "t1", "runId": "r1"}
+GIVE_UP_S = 5.0  # how long a source blocks before it gives up (only when its loop never released it)
+WHO = contextvars.ContextVar("who", default="nobody")
+
+
+def _text(text: str) -> list[dict[str, Any]]:
+    return [
+        {"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"},
+        {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": text},
+        {"type": "TEXT_MESSAGE_END", "messageId": "m1"},
+    ]
+
+
+async def _released_by_the_loop(agent: Any, blocked: threading.Event, release: threading.Event, runs: Any) -> Any:
+    """Start the episode, and from a task on the same loop release the source once it is blocked."""
+
+    async def releaser() -> None:
+        while not blocked.is_set():
+            await asyncio.sleep(0.01)
+        release.set()
+
+    WHO.set("the cell")
+    handle = start("hi", using=AGUIAdapter(agent), runs_dir=runs)
+    helper = asyncio.ensure_future(releaser())
+    await asyncio.wait_for(handle, 20)
+    helper.cancel()
+    return handle
+
+
+def test_a_generator_blocked_before_run_finished_leaves_the_loop_free(tmp_path: Any) -> None:
+    blocked, release = threading.Event(), threading.Event()
+
+    def agent(run_input: Any) -> Any:
+        yield START
+        blocked.set()
+        released = release.wait(GIVE_UP_S)  # a sync reader waiting for the server's next event
+        yield from _text(f"{'released' if released else 'never released'} for {WHO.get()}")
+        yield END
+
+    handle = asyncio.run(_released_by_the_loop(agent, blocked, release, tmp_path / "runs"))
+    assert handle.status == "ok"
+    assert handle.result() == "released for the cell"  # read on a thread, in the episode's context
+
+
+def test_a_plain_function_blocked_before_its_events_leaves_the_loop_free(tmp_path: Any) -> None:
+    blocked, release = threading.Event(), threading.Event()
+
+    def agent(run_input: Any) -> Any:  # a sync client connecting before it returns the events it read
+        blocked.set()
+        released = release.wait(GIVE_UP_S)
+        return iter([START, *_text("released" if released else "never released"), END])
+
+    handle = asyncio.run(_released_by_the_loop(agent, blocked, release, tmp_path / "runs"))
+    assert handle.status == "ok" and handle.result() == "released"
+
+
+def test_a_generator_left_early_is_closed_on_its_thread(tmp_path: Any) -> None:
+    """A source that breaks the protocol mid-stream ends the run; its generator is closed (its finally runs),
+    on the reader's thread, not on the loop."""
+    closed: list[str] = []
+
+    def agent(run_input: Any) -> Any:
+        try:
+            yield START
+            yield {"type": "TEXT_MESSAGE_CONTENT", "messageId": "nope", "delta": "x"}  # no START: refused
+            yield END
+        finally:
+            closed.append(threading.current_thread().name)
+
+    async def main() -> Any:
+        handle = start("hi", using=AGUIAdapter(agent), runs_dir=tmp_path / "runs")
+        await asyncio.wait_for(handle, 20)
+        for _ in range(200):  # the thread closes it once the loop has let the stream go
+            if closed:
+                break
+            await asyncio.sleep(0.01)
+        return handle
+
+    handle = asyncio.run(main())
+    assert handle.status == "error"
+    assert closed == ["noesis_nb-agui-stream"]
