@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import InvalidOptionError
+from .errors import EpisodeStateError, InvalidOptionError
 from .secrets.quoted import quoted
 
 __all__ = ["ScriptedModel", "note_writer", "researcher", "WRITE_FILE_CODE", "Agent"]
@@ -69,9 +69,11 @@ class ScriptedModel:
 
     def complete(self, prompt: str, ctx: Any = None) -> str:
         """The next scripted reply, after ``latency_ms`` (its thread sleeps); records one model call on ``ctx``
-        when given, with the time the call took."""
+        when given, with the time the call took. For a sync agent (it runs on a thread of its own): on a thread
+        running an event loop (an async agent, a cell) a call that waits is refused, ``await acomplete`` waits there."""
         began = time.perf_counter()
         if self.latency_ms > 0:
+            self._refuse_on_loop(prompt)
             time.sleep(self.latency_ms / 1000)
         return self._reply(prompt, ctx, began)
 
@@ -81,6 +83,18 @@ class ScriptedModel:
         if self.latency_ms > 0:
             await asyncio.sleep(self.latency_ms / 1000)
         return self._reply(prompt, ctx, began)
+
+    def _refuse_on_loop(self, prompt: str) -> None:
+        """A sleep here would freeze the loop: in a notebook the kernel, every episode on it, its live view and buttons."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return  # a sync agent's thread, a script: sleeping blocks only this thread
+        raise EpisodeStateError(
+            f"ScriptedModel.complete({quoted(prompt, 40)}) would sleep latency_ms={self.latency_ms:g} on the event "
+            "loop's thread, freezing it (in a notebook: the kernel, the live view and its buttons) for each call; in an "
+            "async agent use `await model.acomplete(prompt, ctx)` (complete is for sync agents, which run on a thread)"
+        )
 
     def _reply(self, prompt: str, ctx: Any, began: float) -> str:
         reply = self.replies[self.calls % len(self.replies)] if self.replies else ""
@@ -117,14 +131,14 @@ def note_writer(notes_dir: str | Path, *, model: ScriptedModel | None = None, ri
                 "Saved the note.",
             ]
         )
-        plan = llm.complete(f"Plan how to: {task}", ctx)
+        plan = await llm.acomplete(f"Plan how to: {task}", ctx)
         ctx.emit("reason", {"text": plan})
-        body = llm.complete(f"Write the note for: {task}", ctx)
+        body = await llm.acomplete(f"Write the note for: {task}", ctx)
         path = notes_dir / "note.md"
         await ctx.tool_async(
             "fs.write_file", {"argv": [sys.executable, "-c", WRITE_FILE_CODE, str(path), body]}, effect="write", risk=risk
         )
-        summary = llm.complete("Summarise what you did.", ctx)
+        summary = await llm.acomplete("Summarise what you did.", ctx)
         return {"path": str(path), "summary": summary}
 
     return write_note
@@ -140,7 +154,7 @@ def researcher(*, model: ScriptedModel | None = None, steps: int = 3, fail: bool
             provider="anthropic",
             reasoning_share=0.3,
         )
-        notes = [llm.complete(f"{task} (step {i + 1})", ctx) for i in range(steps)]
+        notes = [await llm.acomplete(f"{task} (step {i + 1})", ctx) for i in range(steps)]
         listing = await ctx.tool_async(
             "fs.list", {"argv": [sys.executable, "-c", "print('a.txt b.txt')"]}, effect="read", risk="low"
         )

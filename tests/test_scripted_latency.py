@@ -5,13 +5,15 @@ calls that took none, so the view read '618 ms' where the next event came 1 ms l
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
 
 import noesis_nb
-from noesis_nb.errors import InvalidOptionError
+from noesis_nb.errors import EpisodeStateError, InvalidOptionError
 from noesis_nb.plots.compare import compare_steps
 from noesis_nb.scripted import ScriptedModel
 from noesis_nb.store.instants import epoch_seconds
@@ -110,3 +112,50 @@ def test_a_latency_longer_than_the_time_before_its_call_is_not_trusted(tmp_path:
     call = next(s for s in seconds.index if s.startswith("model:"))
     assert gap >= 0.05 and seconds["reason #1"] == pytest.approx(gap, abs=1e-6)
     assert seconds[call] < 0.05
+
+
+def test_a_waiting_call_on_the_event_loop_is_refused_and_a_sync_agent_still_waits(tmp_path: Path) -> None:
+    """``complete`` slept its latency on whatever thread called it: in an async agent that is the event loop (in a
+    notebook: the kernel, its live view and buttons, frozen for each call). There it is refused, naming
+    ``acomplete``, before any wait; a sync agent, on a thread of its own, still waits."""
+    runs = tmp_path / "runs"
+    model = ScriptedModel(["done"], latency_ms=400)
+
+    async def on_the_loop(task, ctx):
+        return model.complete(task, ctx)
+
+    def on_its_thread(task, ctx):
+        return model.complete(task, ctx)
+
+    async def main() -> Any:
+        handle = noesis_nb.start("on the loop", using=on_the_loop, runs_dir=runs)
+        await handle
+        return handle
+
+    handle = asyncio.run(main())
+    assert handle.status == "error" and isinstance(handle.error, EpisodeStateError)
+    assert "await model.acomplete(prompt, ctx)" in str(handle.error)
+    assert model.calls == 0  # refused before it waited
+    episode = noesis_nb.solve("on its thread", using=on_its_thread, runs_dir=runs)
+    payload, _ = _model_event(runs, episode)
+    assert model.calls == 1 and payload["latency_ms"] >= 400
+
+
+def test_the_demo_agents_wait_for_their_model_without_holding_the_loop(tmp_path: Path) -> None:
+    """``researcher`` and ``note_writer`` are async agents: a slow model given to them is awaited (``acomplete``),
+    so a task on the same loop runs meanwhile."""
+    from noesis_nb.scripted import researcher
+
+    model = ScriptedModel(["looked"], latency_ms=1000)
+
+    async def main() -> float:
+        handle = noesis_nb.start("look", using=researcher(model=model, steps=1), runs_dir=tmp_path / "runs")
+        longest, last = 0.0, time.monotonic()
+        while not handle.done():
+            await asyncio.sleep(0.01)
+            now = time.monotonic()
+            longest, last = max(longest, now - last), now
+        assert handle.status == "ok", handle.error
+        return longest
+
+    assert asyncio.run(main()) < 0.5  # the loop ran on through the 1 s call (held, it would stop for all of it)
