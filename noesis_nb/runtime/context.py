@@ -12,8 +12,6 @@ import contextlib
 import functools
 import getpass
 import inspect
-import math
-import numbers
 import os
 import warnings
 from collections.abc import Callable, Coroutine
@@ -26,6 +24,7 @@ from ulid import ULID
 from .. import tools as tc
 from .._envvars import principal_from_env, principal_problem
 from .._safetext import safe_repr, type_name
+from .._threads import run_in_thread
 from .._unstarted import awaited_entry, mark_coroutine_function
 from ..capture import claim_manual
 from ..errors import EpisodeStateError, InvalidIdError, InvalidOptionError, ToolRejected
@@ -44,6 +43,7 @@ from ..tools._files import check_id
 from ..tools.names import split_tool_name
 from .abandoned import abandon_held_draft, abandon_paused_draft, episode_stopping
 from .gate import Decision, PendingApproval, to_decision
+from .handreport import plain_figures, reported_text
 from .interrupt import interrupts_noted, killed_by_interrupt
 from .lifecycle import act_parent, emit_candidate, is_vetoed, record_action
 from .pause import EpisodePaused
@@ -149,8 +149,9 @@ class EpisodeContext:
             )
         caused_by = self._caused_by
         if phase == "model" and payload.get("event_name") == MODEL_CALL:  # counted in the summary and usage_df
-            _check_counts({k: payload.get(k) for k in _TOKEN_ARGS})
-            _check_amounts({k: payload.get(k) for k in ("latency_ms", "cost_usd")})
+            figures = plain_figures({k: payload[k] for k in (*_TOKEN_ARGS, "latency_ms", "cost_usd") if k in payload})
+            if any(type(payload[k]) is not type(v) for k, v in figures.items()):  # a numpy int, a float subclass
+                payload = {**payload, **figures}
         if phase in _VERBS:
             if missing := missing_verb_minimum(phase, payload):
                 raise ValueError(
@@ -234,16 +235,16 @@ class EpisodeContext:
         from the SDK (same ``request_id``, or same model and token totals) is not written twice: the
         captured event's id is returned (``noesis_nb.capture.scope`` states the rule).
         """
-        if not isinstance(model, str) or not model:
-            raise ValueError(f"model must be a non-empty string such as 'gpt-4o-mini', got {safe_repr(model, 80)}")
-        for key, text in (("provider", provider), ("request_id", request_id)):
-            if text is not None and type(text) is not str:
-                raise ValueError(f"{key} must be a string or None, got a {type_name(text)}")
-        _check_amounts({"latency_ms": latency_ms, "cost_usd": cost_usd})
-        counts = dict(
-            zip(_TOKEN_ARGS, (input_tokens, output_tokens, cached_input_tokens, cache_write_input_tokens, reasoning_tokens))
+        model = str(reported_text("model", model, required=True))  # the rule a captured call's name follows
+        provider = reported_text("provider", provider)
+        request_id = reported_text("request_id", request_id)
+        figures = plain_figures({"latency_ms": latency_ms, "cost_usd": cost_usd})  # one rule for every figure
+        counts = plain_figures(
+            dict(zip(_TOKEN_ARGS, (input_tokens, output_tokens, cached_input_tokens, cache_write_input_tokens, reasoning_tokens)))
         )
-        _check_counts(counts)
+        input_tokens, output_tokens = counts["input_tokens"], counts["output_tokens"]
+        cached_input_tokens, cache_write_input_tokens = counts["cached_input_tokens"], counts["cache_write_input_tokens"]
+        reasoning_tokens = counts["reasoning_tokens"]
         parts_in = sum(v for v in (cached_input_tokens, cache_write_input_tokens) if v is not None)
         if input_tokens is not None and parts_in > input_tokens:
             raise ValueError(
@@ -262,8 +263,7 @@ class EpisodeContext:
             "model": model,
             "provider": provider,
             **counts,
-            "latency_ms": latency_ms,
-            "cost_usd": cost_usd,
+            **figures,
             **({"request_id": request_id} if request_id is not None else {}),
         }
         event = self._episode.recorder.emit(
@@ -544,14 +544,15 @@ class EpisodeContext:
             approver = (
                 f"policy:{policy}" if isinstance(policy, str) else f"policy:{getattr(policy, '__name__', type(policy).__name__)}"
             )
-            if not turn.done():
-                if not unwinding():  # the draft before it is still being decided (an async policy): wait for it
-                    await self._await_turn(pending, chain, turn)
-                if unwinding():  # ``solve`` unwinds to the pause open: the draft waits held, decided, for resume_run
-                    _persist_now(episode, pending, approve, approver, reason)
-                    raise EpisodePaused
+            if not turn.done() and not unwinding():  # the draft before it is still being decided: wait for it
+                await self._await_turn(pending, chain, turn)
+            # ``solve`` unwinds to the pause open (written while this policy answered, or while the draft waited; its
+            # turn woken by the unwinding): the draft waits held, decided, for resume_run, never paused on top of it
+            if unwinding():
+                _persist_now(episode, pending, approve, approver, reason)
+                raise EpisodePaused
             return self._policy_pause(pending, chain, approve, approver, reason)
-        if not turn.done() and unwinding():
+        if unwinding():
             raise EpisodePaused  # ``solve`` is unwinding to its pause: this draft, held, waits for resume_run
         assert episode.loop is not None  # set when the episode started running
         future = episode.gate.open(pending, episode.loop)  # decidable at once, held or not
@@ -701,7 +702,10 @@ async def _ask_policy(policy: Any, pending: PendingApproval) -> tuple[bool, str 
         return False, "denied by approver policy 'deny'"
     if not callable(policy):
         raise ValueError(f"approver={quoted(policy)}: use 'ask', 'auto', 'deny' or a callable taking a PendingApproval")
-    verdict = policy(pending)
+    if inspect.iscoroutinefunction(policy) or inspect.iscoroutinefunction(type(policy).__call__):
+        verdict = policy(pending)
+    else:  # a sync policy may block (a review service asked over blocking HTTP): on its own thread, the loop runs on
+        verdict = await run_in_thread(policy, pending, name="noesis_nb-approver")
     if inspect.isawaitable(verdict):
         verdict = await verdict
     return interpret_verdict(verdict)
@@ -725,34 +729,6 @@ def interpret_verdict(verdict: Any) -> tuple[bool, str | None] | None:
         f"approver returned {safe_repr(verdict, 120)}; return True/False, 'approve'/'reject', (bool, reason), "
         "{'approve': bool, 'reason': str} or None to ask a human"
     )
-
-
-def _check_counts(counts: dict[str, Any]) -> None:
-    """Token counts are whole numbers below 2**53, or None when unknown: what every view reads as a count."""
-    for key, value in counts.items():
-        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 2**53):
-            raise ValueError(
-                f"{key}={safe_repr(value, 80)}: token counts are non-negative ints below 2**53, or None when unknown"
-            )
-
-
-def _check_amounts(amounts: dict[str, Any]) -> None:
-    """A latency (ms) or cost (USD) is a finite number from 0 below 2**53, or None when unknown: what every view
-    reads as one (a frame reads anything else as unknown and reports it, so it is refused here, as a count is)."""
-    for key, value in amounts.items():
-        if value is None:
-            continue
-        if not isinstance(value, numbers.Real) or isinstance(value, bool):
-            raise ValueError(f"{key} must be a number or None, got a {type_name(value)}")
-        try:
-            number = float(value)
-        except (OverflowError, TypeError, ValueError):  # an int past float's range, a Real that will not convert
-            number = math.inf
-        if not (math.isfinite(number) and 0 <= number < 2**53):
-            raise ValueError(
-                f"{key}={safe_repr(value, 80)}: latency and cost are finite numbers from 0 (below 2**53); "
-                "pass None when it is unknown"
-            )
 
 
 def _plain_dict(payload: dict[Any, Any]) -> dict[Any, Any]:

@@ -106,3 +106,25 @@ def test_a_held_draft_a_policy_decided_is_paused_on_as_the_policys(runs_dir: Pat
     tally.extend(events)
     assert tally.flags["pause"] == 1
     assert [event_flag(e) for e in pauses] == ["pause", "pause", None, None, None, None]
+
+
+async def _asks_for_a_later(pending: Any) -> Any:
+    """An async policy that answers on its loop's next turn, as a review service asked over the network does."""
+    await asyncio.sleep(0)
+    return _asks_for_a(pending)
+
+
+def test_a_policy_answering_after_the_unwinding_pause_leaves_its_draft_held_decided(runs_dir: Path) -> None:
+    """a's policy leaves it to a person and a pauses (``solve`` unwinds, waking b's turn) before b's policy answers:
+    b took a policy pause of its own on top of a's open one and ran its tool, an invalid run (a second
+    run.interrupt while paused). b now stays held behind a's pause, decided, and resume_run pauses on it."""
+    episode_id = noesis_nb.solve("two notes", using=_two_notes, runs_dir=runs_dir, approver=_asks_for_a_later)
+    run = runs_dir / episode_id
+    assert check_run(run) == []
+    assert _names(run).count("tool.execution.started") == 0  # nothing ran while a's pause is open
+    noesis_nb.approve_draft(run, approver_id="ana")
+    noesis_nb.resume_run(run, using=_two_notes)
+    assert check_run(run) == []
+    events = read_events(run / "events.jsonl")
+    pauses = [e for e in events if e.get("event_type") in ("run.interrupt", "run.checkpoint", "run.resume")]
+    assert [e["payload"].get("decided_by_policy") for e in pauses] == [None] * 3 + ["policy:_asks_for_a_later"] * 3
