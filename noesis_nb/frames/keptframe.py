@@ -22,6 +22,8 @@ Like the index, it is not used while this process has learned a secret value (``
 from __future__ import annotations
 
 import hmac
+import marshal
+import os
 import pickle
 import sys
 from pathlib import Path
@@ -33,16 +35,16 @@ import pandas as pd
 from .._cachedir import read_cached, write_cached
 from ..cost import Pricer
 from . import _arrays
-from .fs import settled
+from .fs import Stat, settled
 from .runindex import RunIndex, cache_tag, index_for, remove_left_temps
-from .runrecord import RunRecord, run_unchanged
+from .runrecord import RunRecord
 from .runusage import call_columns
 from .source import RunRef
 from .timetext import NAT
 
 __all__ = ["Keeper", "keeper_for", "frame_path"]
 
-_FORMAT = b"noesis_nb kept runs frame 1\n"
+_FORMAT = b"noesis_nb kept runs frame 2\n"  # 2: the stamps as one marshalled list (``_stamps``)
 _MAX_BYTES = 1 << 31
 _META_LEN = 8  # bytes giving the length of the pickled (key, runs) before the pickled frame
 
@@ -98,8 +100,11 @@ class Keeper:
         """Keep ``frame``, built from ``records`` by a load that found no problem, when every run qualifies."""
         if not self.first or not records or not all(self._qualifies(r) for r in records):
             return
-        runs = [(r["ref"].path, r["stamp"]) for r in records]
+        common: dict[str, str] = {}  # one string for each name many runs share: pickled once
+        paths = [r["ref"].path for r in records]
+        names = [tuple([common.setdefault(n, n) for n in r["stamp"]]) for r in records]
         try:
+            runs = (paths, names, _stamps([v for r in records for v in r["stamp"].values()]))
             meta = pickle.dumps((self.key, runs), protocol=5)
             body = len(meta).to_bytes(_META_LEN, "big") + meta + pickle.dumps(frame, protocol=5)
             write_cached(self.path, cache_tag(_FORMAT, body) + b"\n" + body)
@@ -116,17 +121,47 @@ class Keeper:
         )
 
 
-def _hold(refs: list[RunRef], runs: list[tuple[str, dict[str, Any]]]) -> bool:
-    """Whether the folder holds exactly ``runs`` (in order), each with every stamp it was kept with."""
-    if len(runs) != len(refs):
+Kept = tuple[list[str], list[tuple[str, ...]], bytes]  # run paths, the names each run's stamp has, all stamps
+
+
+def _stamps(values: list[Stat | None]) -> bytes:
+    """Stamps as one string of bytes, equal for equal stamps and only for them: marshal's version 2 writes each
+    int, tuple and None by its value alone (no back-references to objects seen twice, unlike pickle or version 3).
+    Unpickling a stamp dict for each run cost more than the ``stat`` calls that check them (~11 a run)."""
+    return marshal.dumps(values, 2)
+
+
+def _hold(refs: list[RunRef], runs: Kept) -> bool:
+    """Whether the folder holds exactly the kept runs (in order), each file and folder with the stamp it was kept
+    with: ``runrecord.run_unchanged`` for every run, all their stamps taken, then compared at once."""
+    paths, names, kept = runs
+    if len(paths) != len(refs):
         return False
-    for ref, (path, stamp) in zip(refs, runs):
-        if ref.path != path or ref.fs.protocol != "file" or not run_unchanged(ref, stamp):
+    now: list[Stat | None] = []
+    add = now.append
+    stat = os.stat
+    for ref, path, files in zip(refs, paths, names):
+        if ref.path != path or ref.fs.protocol != "file":
             return False
-    return True
+        base = path + os.sep
+        for name in files:
+            if name == "events.jsonl":  # its stat was taken while listing the root (else taken now)
+                add(ref.events_stat if ref.events_stat is not None else ref.fs.stat(ref.file(name)))
+                continue
+            where = path if name == "." else base + name
+            try:  # ``LocalFS.stat`` spelled out (``change_stamp``): ~11 a run
+                st = stat(where)
+            except (FileNotFoundError, NotADirectoryError):
+                add(None)
+                continue
+            except OSError:  # a link that cannot be followed: stamped as ``LocalFS.stat`` stamps it
+                add(ref.fs.stat(where))
+                continue
+            add((st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev))
+    return _stamps(now) == kept
 
 
-def _read(path: Path, key: tuple[Any, ...]) -> tuple[Any, Any, bytes] | None:
+def _read(path: Path, key: tuple[Any, ...]) -> tuple[Any, Kept, bytes] | None:
     """(key, runs, the pickled frame) of a kept file whose tag and key check; None for anything else."""
     try:
         data = read_cached(path, _MAX_BYTES)
