@@ -10,6 +10,7 @@ within one UTC day (then the per-model sums price exactly as the calls would).
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, NotRequired, TypedDict
@@ -23,7 +24,6 @@ from ..store.eventlog import WIDE_BOMS, WIDE_TEXT, lone_cr_as_newline, parse_lin
 from ..store.layout import PREPARED_DIRS
 from ..store.sealing import SealState, UnreadableSealFile
 from ..store.status import run_status
-from ..store.vocab import TOOL_REQUESTED
 from ..tools.awaiting import awaits_decision
 from .coerce import obj
 from .eventids import names_only, other_episodes
@@ -33,6 +33,7 @@ from .shapes import FINAL, MANIFEST, STATE, SUMMARY, Spec, check
 from .source import RunRef
 from .summaryusage import usage_disagreement
 from .timetext import utc_micros
+from .toolcalls import ToolEventsSeen, seen_in, tool_calls
 from .toolfolders import ToolFolders
 from .usage import MODEL_CALL, scan_model_calls
 from .values import describe, is_time
@@ -190,8 +191,8 @@ def read_run(
     tail: list[dict[str, Any]] = []
     head: dict[str, Any] | None = None
     calls: list[Call] = []
-    # (drafts the log's events name, request ids no draft came of) by the log's own events; None: the log not read
-    undrafted: tuple[set[str], set[str]] | None = None
+    # what the log's tool events say of its tool calls (``toolcalls``); None: the log not read whole
+    seen: ToolEventsSeen | None = None
     paused = _paused_ever(ref, stamp)
     waiting: float | None = 0.0 if paused is False else None  # a run never paused waited for nobody: its log is not read
     pause_open = False
@@ -210,7 +211,7 @@ def read_run(
             if whole and summary is None and state is None:
                 head = _first_event(data[: data.find(b"\n") + 1 or len(data)])
             if whole:
-                undrafted = _undrafted_requests(data)
+                seen = seen_in(_tool_events(data))
             if need_calls:
                 calls = scan_model_calls(data, url, problems, sealed=ended)
             if whole:
@@ -232,7 +233,7 @@ def read_run(
     folders = folders or ToolFolders(ref)
     tools = _tools(folders, stamp, problems, listings, sealed=ended)
     drafted = {n[:-5] for sub in PREPARED_DIRS for n in listings.get(f"tool_invocations/{sub}", ()) if n.endswith(".json")}
-    tool_calls = tool_calls_of(drafted, undrafted, counted)
+    tool_calls = tool_calls_of(drafted, seen, counted)
     status = _known_status(_status(ref, summary, state, tail, problems), problems)
     if pause_open and status == "paused":
         waiting = None  # it waits for a person now: how long is not known until the run resumes (as its duration)
@@ -251,7 +252,7 @@ def read_run(
         "calls_from": "events" if need_calls else "summary",  # "summary" for its sums and its "no calls" alike
         "tools": tools,
         "tool_calls": tool_calls,
-        "tool_calls_from": "events" if undrafted is not None else "summary",
+        "tool_calls_from": "events" if seen is not None else "summary",
         "stamp": stamp,
         "listings": listings,
         # a bad line both the tail and the calls' scan read is one problem, not two
@@ -262,34 +263,28 @@ def read_run(
     return record, stamp, record["problems"]
 
 
-def tool_calls_of(drafts: set[str], undrafted: tuple[set[str], set[str]] | None, sealed_requests: int | None) -> int | None:
-    """A run's tool calls as ``tools_df`` has a row for each: its drafts (``drafts``, the prepared records' names,
-    ``draft:<run>:<request id>``, and those the log's events name), and each request no draft came of
-    (``undrafted``: the drafts the log names, and the request ids of its ``tool.requested`` no event drafted).
+def tool_calls_of(drafts: set[str], seen: ToolEventsSeen | None, sealed_requests: int | None) -> int | None:
+    """A run's tool calls, as ``tools_df`` has a row for each: by ``toolcalls``' rule, from its prepared records'
+    names (``drafts``) and what its log's tool events say (``seen``).
 
-    The log not read (``undrafted`` None): the ``tool.requested`` events noesis_nb sealed the summary with
+    The log not read (``seen`` None): the ``tool.requested`` events noesis_nb sealed the summary with
     (``x-noesis_nb.tool_requests``: each draft of its runs comes of one), when the drafts are not more; else
     None, unknown. A summary without that count (an older release's, another writer's) has its log read for it
     (``read_run``), so None is left for a log that cannot be read whole or a count fewer than the drafts.
     """
-    if undrafted is not None:
-        named, asked = undrafted
-        drafts = drafts | named
-        return len(drafts) + len(asked - {d.rpartition(":")[2] for d in drafts})
+    if seen is not None:
+        calls = tool_calls(drafts, seen)
+        return len(calls.drafts) + len(calls.requests)
     if sealed_requests is not None and sealed_requests >= len(drafts):
         return sealed_requests
     return None
 
 
-def _undrafted_requests(data: bytes) -> tuple[set[str], set[str]]:
-    """The drafts the log's events name, and the request ids of its ``tool.requested`` events that no event names
-    with a draft (``tools_df``'s rows without a draft): only lines naming a tool event are parsed; a line that
-    does not parse is not counted (events_df reports it)."""
-    asked: set[str] = set()
-    drafted: set[str] = set()
-    named: set[str] = set()
+def _tool_events(data: bytes) -> Iterator[tuple[Any, Any]]:
+    """``(event_name, payload)`` of each tool event (phase ``tool``) of a log, in order: only lines naming
+    ``"tool`` are parsed; a line that does not parse is left out (events_df reports it)."""
     start = 0
-    while (at := data.find(b'"tool.', start)) >= 0:
+    while (at := data.find(b'"tool', start)) >= 0:
         begin = data.rfind(b"\n", 0, at) + 1
         end = data.find(b"\n", at)
         end = len(data) if end < 0 else end
@@ -298,17 +293,9 @@ def _undrafted_requests(data: bytes) -> tuple[set[str], set[str]]:
             event = orjson.loads(data[begin:end])
         except orjson.JSONDecodeError:
             continue
-        payload = event.get("payload") if type(event) is dict else None
-        if type(payload) is not dict:
-            continue
-        draft, request = payload.get("draft_id"), payload.get("request_id")
-        if type(draft) is str:
-            named.add(draft)
-            if type(request) is str:
-                drafted.add(request)
-        elif type(request) is str and payload.get("event_name") == TOOL_REQUESTED:
-            asked.add(request)
-    return named, asked - drafted
+        if type(event) is dict and event.get("phase") == "tool":
+            payload = event.get("payload")
+            yield (payload.get("event_name") if type(payload) is dict else None), payload
 
 
 @dataclass(frozen=True)
