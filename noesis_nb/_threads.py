@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import queue
 import threading
+from collections import deque
 from collections.abc import Callable, Coroutine, Iterator
 from typing import Any, TypeVar
 
@@ -50,44 +50,72 @@ async def run_in_thread(fn: Callable[..., Any], *args: Any, name: str = "noesis_
 
 
 class ThreadReader:
-    """A blocking iterator read one item at a time on one daemon thread of its own, in a copy of the caller's
-    context: ``await reader.next()`` leaves the event loop running while the source blocks (a sync SSE reader, a
-    generator that sleeps). Nothing is read ahead: an item is read only when asked for. ``close()`` lets the thread
-    end once its current read returns, closing the iterator there (a generator's ``finally`` runs off the loop);
-    a read still blocked is left to its thread."""
+    """A blocking iterator read on one daemon thread of its own, in a copy of the caller's context: ``await
+    reader.next()`` leaves the event loop running while the source blocks (a sync SSE reader, a generator that
+    waits). The thread reads at most ``ahead`` items before they are asked for, so a fast source costs no thread
+    hand-off per item. ``close()`` stops the reading once the current read returns and closes the iterator on that
+    thread (a generator's ``finally`` runs off the loop); a read still blocked is left to its thread."""
 
-    def __init__(self, items: Iterator[Any], default: Any, *, name: str = "noesis_nb-reader"):
-        self._items, self._default, self._name = items, default, name
+    def __init__(self, items: Iterator[Any], default: Any, *, name: str = "noesis_nb-reader", ahead: int = 64):
+        self._items, self._default, self._name, self._ahead = items, default, name, ahead
         self._context = contextvars.copy_context()
-        self._asks: queue.SimpleQueue[tuple[asyncio.AbstractEventLoop, asyncio.Future[Any]] | None] = queue.SimpleQueue()
+        self._lock = threading.Condition()
+        self._ready: deque[tuple[bool, Any]] = deque()  # (read, the item) or (raised, the error), in order
+        self._waiter: tuple[asyncio.AbstractEventLoop, asyncio.Future[None]] | None = None
+        self._ended = self._closed = False
         self._thread: threading.Thread | None = None
 
     async def next(self) -> Any:
-        """The next item, or ``default`` once the iterator is exhausted; its error is raised here."""
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[Any] = loop.create_future()
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._serve, name=self._name, daemon=True)
-            self._thread.start()
-        self._asks.put((loop, future))
-        return await future
+        """The next item, or ``default`` once the iterator is exhausted; an error it raised is raised here."""
+        while True:
+            with self._lock:
+                if self._thread is None:
+                    self._thread = threading.Thread(target=self._serve, name=self._name, daemon=True)
+                    self._thread.start()
+                if self._ready:
+                    read, value = self._ready.popleft()
+                    self._lock.notify()  # room to read ahead again
+                    break
+                if self._ended:
+                    return self._default
+                loop = asyncio.get_running_loop()
+                woken: asyncio.Future[None] = loop.create_future()
+                self._waiter = (loop, woken)
+            await woken  # cancelled, nothing is lost: the item waits in ``_ready``
+        if read:
+            return value
+        raise value
 
     def close(self) -> None:
-        if self._thread is not None:
-            self._asks.put(None)
+        with self._lock:
+            self._closed = True
+            self._ready.clear()
+            self._lock.notify()
 
     def _serve(self) -> None:
-        while (ask := self._asks.get()) is not None:
-            loop, future = ask
+        while True:
+            with self._lock:
+                while len(self._ready) >= self._ahead and not self._closed:
+                    self._lock.wait()
+                if self._closed:
+                    break
             try:
                 value = self._context.run(next, self._items, self._default)
-            except BaseException as exc:  # handed to the awaiting coroutine
-                outcome: tuple[Callable[[Any], None], Any] = (future.set_exception, exc)
+            except BaseException as exc:  # raised to whoever asks for this item
+                entry, end = (False, exc), True
             else:
-                outcome = (future.set_result, value)
-            try:
-                loop.call_soon_threadsafe(_deliver, future, *outcome)
-            except RuntimeError:  # the loop closed meanwhile: nobody asks any more
+                entry, end = (True, value), value is self._default
+            with self._lock:
+                if not self._closed:
+                    self._ready.append(entry)
+                self._ended = end
+                waiter, self._waiter = self._waiter, None
+            if waiter is not None:
+                try:
+                    waiter[0].call_soon_threadsafe(_wake, waiter[1])
+                except RuntimeError:  # the loop closed meanwhile: nobody asks any more
+                    break
+            if end:
                 break
         close = getattr(self._items, "close", None)
         if callable(close):
@@ -97,9 +125,9 @@ class ThreadReader:
                 pass
 
 
-def _deliver(future: asyncio.Future[Any], setter: Callable[[Any], None], value: Any) -> None:
-    if not future.done():  # the await was given up (a bounded wait timed out): the late item is dropped
-        setter(value)
+def _wake(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 def run_sync(coro: Coroutine[Any, Any, T], *, settle_s: float = 10.0) -> T:

@@ -98,3 +98,24 @@ def test_a_generator_left_early_is_closed_on_its_thread(tmp_path: Any) -> None:
     handle = asyncio.run(main())
     assert handle.status == "error"
     assert closed == ["noesis_nb-agui-stream"]
+
+
+def test_a_fast_generator_is_read_whole_and_in_order(tmp_path: Any) -> None:
+    """Read a few events ahead on its thread, a generator of 2,000 pieces gives them all, in order, once."""
+    pieces = [f"{i} " for i in range(2000)]
+
+    def agent(run_input: Any) -> Any:
+        yield START
+        yield {"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"}
+        for piece in pieces:
+            yield {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": piece}
+        yield {"type": "TEXT_MESSAGE_END", "messageId": "m1"}
+        yield END
+
+    async def main() -> Any:
+        handle = start("hi", using=AGUIAdapter(agent), runs_dir=tmp_path / "runs")
+        await asyncio.wait_for(handle, 60)
+        return handle
+
+    handle = asyncio.run(main())
+    assert handle.status == "ok" and handle.result() == "".join(pieces)

@@ -438,7 +438,7 @@ def _plain_function(call: Any) -> bool:
 
 async def _aiter(stream: Any) -> Any:
     """The events of an async or plain iterable. A plain iterator's ``next()`` runs on a thread of its own
-    (``ThreadReader``, one item at a time), before RUN_FINISHED as after it: on the loop a source that blocks (a sync
+    (``ThreadReader``, a few events ahead at most), before RUN_FINISHED as after it: on the loop a source that blocks (a sync
     SSE reader, a generator waiting for its model) would freeze the loop, and with it the kernel, the live view and
     its buttons, for as long as it waits (for ever after RUN_FINISHED on a connection kept open, where the bounded
     wait could not fire). A list or tuple, already in memory, is read where it stands. A source still blocked when
