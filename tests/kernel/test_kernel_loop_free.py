@@ -1,6 +1,7 @@
 """An episode never blocks the kernel: while its agent's code waits (a blocking read, a sync event source, a sync
-approver, a scripted model's latency), the next cell is served. Each agent below waits for something only that
-next cell does; run on the kernel's loop, the wait would hold the loop and the next cell could not run."""
+approver, a scripted model's latency), the next cell is served. The first three wait for something only that next
+cell does, the scripted model's call is seen unfinished by it; run on the kernel's loop, each wait would hold the
+loop and the next cell would run only once it was over."""
 
 from __future__ import annotations
 
