@@ -1,12 +1,19 @@
 """A model call's latency and cost are refused as its token counts are: a negative, NaN or infinite figure
-raises one error naming it, and nothing is written (a frame would read it as unknown, the file keeping it)."""
+raises one error naming it, and nothing is written (a frame would read it as unknown, the file keeping it).
+A figure of another number kind is written as the plain int or float it holds exactly (a numpy integer from
+``df.tok.sum()``, a float subclass), or refused naming it (``Fraction(1, 3)`` was written as its text)."""
 
 from __future__ import annotations
 
+import enum
 import math
+import warnings
+from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import orjson
 import pytest
 
@@ -55,3 +62,77 @@ def test_a_figure_no_view_reads_is_refused_and_not_written(runs_dir: Path, key: 
 
 def read_status(run_dir: Path) -> str:
     return str(orjson.loads((run_dir / "summary.json").read_bytes())["status"])
+
+
+class _Latency(float):
+    """A float subclass (a unit type, a tagged measurement): it was written as the text '2.5'."""
+
+
+class _Tokens(enum.IntEnum):
+    FIVE = 5
+
+
+# (argument, a number of another kind, the plain number written)
+OTHER_KINDS = [
+    ("input_tokens", np.int64(5), 5),  # df.tok.sum(): refused as no int
+    ("output_tokens", np.uint32(3), 3),
+    ("reasoning_tokens", _Tokens.FIVE, 5),
+    ("latency_ms", _Latency(2.5), 2.5),  # written as the text "2.5": read as unknown, with a warning
+    ("latency_ms", np.int64(7), 7),
+    ("latency_ms", Fraction(1, 2), 0.5),  # float holds it exactly
+    ("cost_usd", np.float32(0.5), 0.5),
+    ("cost_usd", np.float64(0.25), 0.25),
+]
+
+
+@pytest.mark.parametrize("key, value, plain", OTHER_KINDS, ids=[f"{k}={v!r}" for k, v, _ in OTHER_KINDS])
+def test_a_figure_of_another_number_kind_is_written_as_a_plain_number_every_view_reads(
+    runs_dir: Path, key: str, value: Any, plain: float
+) -> None:
+    def agent(task: str, ctx: Any) -> str:
+        report = {"input_tokens": 9, "output_tokens": 5, key: value}
+        ctx.model_call("gpt-4o", provider="openai", **report)
+        ctx.emit("model", {"event_name": "model.call", "model": "gpt-4o", **report})
+        return "reported"
+
+    ep = noesis_nb.solve("figures", using=agent, runs_dir=runs_dir)
+    lines = [line for line in (runs_dir / ep / "events.jsonl").read_bytes().splitlines() if b'"model.call"' in line]
+    assert len(lines) == 2
+    for line in lines:
+        written = orjson.loads(line)["payload"][key]
+        assert written == plain and type(written) is type(plain), line  # a JSON number, not its text
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a figure read as unknown is a LoadProblemsWarning
+        usage = noesis_nb.usage_df(runs_dir)
+    column = "reported_cost_usd" if key == "cost_usd" else key  # cost_usd: priced from the tokens
+    assert usage[column].tolist() == [plain, plain]
+
+
+REFUSED = [
+    ("latency_ms", Fraction(1, 3), "pass float(value)"),  # written as the text 'Fraction(1, 3)'
+    ("cost_usd", Decimal("0.1"), "pass float(value)"),
+    ("latency_ms", "12", "pass a number"),
+    ("input_tokens", np.float64(5.0), "pass int(count)"),
+    ("output_tokens", 2.5, "pass int(count)"),
+]
+
+
+@pytest.mark.parametrize("key, value, fix", REFUSED, ids=[f"{k}={v!r}" for k, v, _ in REFUSED])
+def test_a_figure_no_plain_number_holds_is_refused_naming_it_and_the_fix(runs_dir: Path, key: str, value: Any, fix: str) -> None:
+    errors: list[str] = []
+
+    def agent(task: str, ctx: Any) -> str:
+        for write in (
+            lambda: ctx.model_call("gpt-4o", provider="openai", **{"input_tokens": 5, "output_tokens": 1, key: value}),
+            lambda: ctx.emit("model", {"event_name": "model.call", "model": "gpt-4o", "input_tokens": 5, key: value}),
+        ):
+            with pytest.raises(ValueError) as caught:
+                write()
+            errors.append(str(caught.value))
+        return "checked"
+
+    ep = noesis_nb.solve("figures", using=agent, runs_dir=runs_dir)
+    assert read_status(runs_dir / ep) == "ok"
+    for message in errors:
+        assert message.startswith(f"{key}={value!r}: ") and fix in message, message
+    assert _model_events(runs_dir / ep) == []

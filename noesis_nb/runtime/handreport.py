@@ -1,0 +1,88 @@
+"""What a model call reported by hand (``ctx.model_call``, or a ``model.call`` given to ``ctx.emit``) may hold.
+
+Its numbers (token counts, ``latency_ms``, ``cost_usd``) are written as plain ints and floats: a numpy integer
+from ``df.tok.sum()`` is a count, and a float subclass or a ``Fraction`` was written as its text
+(``"Fraction(1, 3)"``), which every view then read as unknown. Its texts (model, provider, request id) follow the
+rule captured calls follow (``capture.usage.text``: one longer than 256 characters is stored cut), and, as a
+tool's name, are refused when blank or holding a control or invisible character: typed by a person, such a name
+is a slip that would never match its price or another record of the same call.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+from .._safetext import safe_repr, type_name, visible
+from ..capture.usage import MAX_COUNT, text
+from ..errors import InvalidOptionError
+from ..secrets.quoted import quoted
+from ..store.vocab import TOKEN_FIELDS
+
+__all__ = ["plain_figures", "reported_text"]
+
+
+def plain_figures(given: dict[str, Any]) -> dict[str, Any]:
+    """``given``'s token counts and amounts as plain ints and floats (None stays None); a ``ValueError`` naming the
+    first one that is no such number, and what to pass instead."""
+    return {key: None if value is None else _figure(key, value) for key, value in given.items()}
+
+
+def _figure(key: str, value: Any) -> int | float:
+    if type(value) is int and 0 <= value < MAX_COUNT:  # most figures: taken as they are
+        return value
+    counting = key in TOKEN_FIELDS
+    number = _exact(value, whole=counting)
+    if number is not None and (math.isfinite(number) and 0 <= number < MAX_COUNT):
+        return number
+    if counting:
+        raise ValueError(
+            f"{key}={safe_repr(value, 80)}: a token count is a non-negative whole number below 2**53 (an int or a numpy "
+            "integer), or None when unknown; pass int(count) for a whole number held as a float"
+        )
+    if number is None:
+        fix = "pass float(value) to write it as float holds it" if isinstance(value, numbers.Number) else "pass a number"
+    else:
+        fix = "pass None when it is unknown"
+    raise ValueError(
+        f"{key}={safe_repr(value, 80)}: latency and cost are finite numbers from 0 below 2**53 (an int or float, a "
+        f"numpy number), or None when unknown; {fix}"
+    )
+
+
+def _exact(value: Any, *, whole: bool) -> int | float | None:
+    """``value`` as a plain int (an Integral) or float (a Real float holds exactly), or None."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return None
+    try:
+        if isinstance(value, numbers.Integral):
+            return int(value)
+        if whole:
+            return None
+        number = float(value)
+        # a Fraction(1, 3) or a Decimal-like Real float holds only rounded: said, not rounded silently
+        return number if not math.isfinite(number) or number == value else None
+    except (OverflowError, TypeError, ValueError, ArithmeticError):  # a Real that will not convert
+        return None
+
+
+def reported_text(key: str, value: Any, *, required: bool = False) -> str | None:
+    """A model name, provider or request id as it is stored: text, cut past 256 characters as a captured call's
+    is. Refused (``InvalidOptionError``, naming it): not text, blank, or holding a control or invisible
+    character (a line break, a NUL, a bidi override); None stays None unless ``required``."""
+    if value is None and not required:
+        return None
+    example = {"model": "'gpt-4o-mini'", "provider": "'openai'", "request_id": "'chatcmpl-…'"}.get(key, "'name'")
+    if type(value) is not str:
+        raise InvalidOptionError(
+            f"{key} must be text such as {example}" + ("" if required else " or None") + f", got a {type_name(value)}"
+        )
+    if not value.strip():
+        raise InvalidOptionError(f"{key}={quoted(value, 60)} is blank; give it as text such as {example}")
+    if not value.isprintable() or visible(value, exact=True) != value:  # a line break is no invisible character
+        raise InvalidOptionError(
+            f"{key}={quoted(value, 60)} holds a control or invisible character (a line break, a NUL, a bidi "
+            f"override), which no {key.replace('_', ' ')} has; type it again, e.g. {example}"
+        )
+    return text(value)
