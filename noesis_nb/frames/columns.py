@@ -227,7 +227,8 @@ TOOL_COLUMNS: dict[str, tuple[str, str]] = {
     "requires_approval": ("bool", "a human had to approve"),
     "status": (
         "category",
-        "pending, approved, rejected, replayed, succeeded, failed, unknown (started, no result recorded); prepared: not run yet; "
+        "pending, approved, rejected, replayed, succeeded, failed, unknown (started, no result recorded: its process died, or "
+        "it runs now); prepared: not run yet; "
         "undecided: still waiting when its run ended (sealed), so it can no longer be decided; a call asked for that "
         "never became a draft: invalid (tool.rejected.invalid: a payload field or protocol refused), denied "
         "(tool.authn.failed, tool.authz.denied), requested (its draft still being made), lost (its run ended or its "
