@@ -47,6 +47,7 @@ from .problems import LoadProblem, Problems
 from .sealsizes import listed_sizes, size_changes
 from .shapes import APPROVAL, EXECUTION, PREPARED, check
 from .source import RunRef, Source, distinct_runs, episode_filter, named_runs, resolve_source, stray_runs, unmatched_episodes
+from .toolcalls import ToolEventsSeen, seen_in, tool_calls
 from .toolfolders import ToolFolders
 from .values import RULES, describe
 
@@ -121,9 +122,10 @@ def _records(
     urls: dict[str, str] | None = None,
     record_names: dict[str, str] | None = None,
     folders: ToolFolders | None = None,
+    listed: dict[str, None] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Records of one kind by draft id (``urls``, when given, gets where each was read; ``record_names``,
-    each one's name under the run).
+    each one's name under the run; ``listed``, the draft of every record listed, read or not).
 
     ``stamps`` gets the change marker of every folder listed and file read (the run's cache stamp);
     ``files`` the stat of each record read, by its name under the run (what the run's seal may vouch for).
@@ -144,6 +146,8 @@ def _records(
         found += [(name, parts) for name in names if name.endswith(".json")]
     out = {}
     for name, parts in sorted(found):
+        if listed is not None:
+            listed[name[:-5]] = None
         path = ref.file(*parts, name)
         url = fs.url(path)
         try:
@@ -203,7 +207,8 @@ def _text(payload: dict[str, Any], key: str) -> str | None:
     return value if type(value) is str else None
 
 
-_Facts = tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]  # (by draft, by request id without a draft)
+# (by draft, by request id without a draft, what the events say of the run's tool calls: ``toolcalls``)
+_Facts = tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]], ToolEventsSeen]
 
 
 def _event_facts(names: np.ndarray, stamps: list[Any], payloads: np.ndarray) -> _Facts:
@@ -240,7 +245,7 @@ def _event_facts(names: np.ndarray, stamps: list[Any], payloads: np.ndarray) -> 
             facts.update(finished_at=ts, exec_status=_EXEC_STATUS[name], exec_code=text("reason_code"))
         elif name in _REFUSALS:
             facts.update(refused=_REFUSALS[name], refusal_code=text("reason_code"))
-    return drafts, by_request
+    return drafts, by_request, seen_in(zip(names, payloads))
 
 
 def _checked_row(
@@ -295,6 +300,8 @@ def _row(
             # whatever its record says: the adapter went on without it, it never ran (its process may have been killed
             # before its tool.approval.abandoned was written: the adapter's own rejection says it)
             status = ABANDONED
+        elif facts.get("executed_at") is not None:  # it started and no result was recorded (its process died)
+            status = "unknown"
         elif facts.get("executed_at") is not None:  # it started and no result was recorded (its process died)
             status = "unknown"
         elif decision in ("approved", "rejected"):
@@ -371,7 +378,7 @@ class _ToolEvents:
             self._parts = (np.searchsorted(rows, ends), names, stamps, cols["payload"][rows])
         bounds, names, stamps, payloads = self._parts
         lo, hi = (int(bounds[i - 1]) if i else 0), int(bounds[i])
-        return _event_facts(names[lo:hi], stamps[lo:hi], payloads[lo:hi]) if hi > lo else ({}, {})
+        return _event_facts(names[lo:hi], stamps[lo:hi], payloads[lo:hi]) if hi > lo else ({}, {}, ToolEventsSeen())
 
 
 _Drafts = tuple[list[dict[str, Any]], list[dict[str, Any]], list[LoadProblem]]  # rows, records, problems
@@ -386,8 +393,9 @@ def _run_drafts(
     stamps: dict[str, Any],
     ended: bool = False,
 ) -> _Drafts:
-    """One run's rows and raw records; ``stamps`` gets what they were read from. A tool call asked for that has no
-    draft (``facts``' requests no draft names) is a row too, its ``draft_id`` unknown (``_request_rows``).
+    """One run's rows and raw records; ``stamps`` gets what they were read from: a row for each tool call by
+    ``toolcalls``' rule (as ``runs_df.tool_calls`` counts them), a draft whose record cannot be read too (said why);
+    a request no draft came of has its ``draft_id`` unknown (``_request_rows``).
 
     ``sealed``: the tool records the run's seal vouches for (``provenance.written_as``); a draft's records are
     read as written only when each of them is one of those, unchanged (``vouched_records``), else redacted as
@@ -398,15 +406,17 @@ def _run_drafts(
     files: dict[str, Any] = {}
     named_as: list[dict[str, str]] = [{}, {}, {}]
     folders = ToolFolders(ref) if ref.fs.protocol == "file" else None
-    prepared = _records(ref, "prepared", problems, stamps, files, urls, named_as[0], folders)
+    listed: dict[str, None] = {}
+    prepared = _records(ref, "prepared", problems, stamps, files, urls, named_as[0], folders, listed)
     approvals = _records(ref, "approvals", problems, stamps, files, record_names=named_as[1], folders=folders)
     executions = _records(ref, "executions", problems, stamps, files, record_names=named_as[2], folders=folders)
     if ended:  # a sealed run's records as its manifest lists them: one changed or gone since is reported
         problems.extend_later(_changed_records(ref, files))  # strict: after the records' own problems
     vouched = vouched_records(sealed, files) if sealed is not None else None
     rows, records = [], []
-    by_draft, by_request = facts
-    for draft in list(prepared) + [d for d in by_draft if d not in prepared]:
+    by_draft, by_request, seen = facts
+    calls = tool_calls(listed, seen)
+    for draft in calls.drafts:
         p, a, e = prepared.get(draft, {}), approvals.get(draft, {}), executions.get(draft, {})
         # a read tool's draft is named by no event before its execution starts: its request's events are its own
         found = by_draft.get(draft) or by_request.get(str(p.get("request_id")), {})
@@ -418,8 +428,7 @@ def _run_drafts(
             p, a, e, named = shown_value(p), shown_value(a), shown_value(e), redact(draft, entropy=False)[0]
         rows.append(_checked_row(ref, source, named, (p, a, e), found, problems, urls.get(draft), ended))
         records.append({"prepared": p, "approval": a, "execution": e})
-    asked = {str(p.get("request_id")) for p in prepared.values()}
-    for row in _request_rows(ref, source, by_request, asked, problems, ended):
+    for row in _request_rows(ref, source, [(r, by_request.get(r, {})) for r in calls.requests], problems, ended):
         rows.append(row)
         records.append({"prepared": {}, "approval": {}, "execution": {}})
     problems.settle()
@@ -427,11 +436,11 @@ def _run_drafts(
 
 
 def _request_rows(
-    ref: RunRef, source: str, by_request: dict[str, dict[str, Any]], asked: set[str], problems: Problems, ended: bool
+    ref: RunRef, source: str, found: list[tuple[str, dict[str, Any]]], problems: Problems, ended: bool
 ) -> list[dict[str, Any]]:
-    """A row for each tool call asked for (``tool.requested``) that no draft came of: ``invalid`` or ``denied`` when
-    it was refused, else ``requested`` while its run goes on, ``lost`` once the run ended or its process is gone."""
-    found = [(r, f) for r, f in by_request.items() if r not in asked and r != "None" and f.get("requested_at") is not None]
+    """A row for each tool call asked for (``tool.requested``) that no draft came of (``found``: its request id and
+    the facts of its events): ``invalid`` or ``denied`` when it was refused, else ``requested`` while its run goes
+    on, ``lost`` once the run ended or its process is gone."""
     if not found:
         return []
     if not ended and any("refused" not in f for _, f in found) and ref.fs.protocol == "file":
