@@ -302,8 +302,6 @@ def _row(
             status = ABANDONED
         elif facts.get("executed_at") is not None:  # it started and no result was recorded (its process died)
             status = "unknown"
-        elif facts.get("executed_at") is not None:  # it started and no result was recorded (its process died)
-            status = "unknown"
         elif decision in ("approved", "rejected"):
             status = decision
         elif prepared.get("status") == "pending_approval" or facts.get("pending_at") is not None:
