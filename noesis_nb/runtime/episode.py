@@ -467,7 +467,10 @@ class Episode:
         ctx = EpisodeContext(self, caused_by=parent)
         started = (now_iso(), time.perf_counter())
         since = len(rec.events)
-        payload = self.adapter.prepare_input(opts.task)
+        if self.adapter.input_mapper is None:
+            payload = opts.task
+        else:  # the user's mapper may block (a lookup building the agent's input): on a thread, the loop runs on
+            payload = await run_in_thread(self.adapter.prepare_input, opts.task, name=f"noesis_nb-input-{self.label}")
         reasons: list[str]
         try:
             try:
