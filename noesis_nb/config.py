@@ -310,10 +310,11 @@ def _not_a_folder(path: Path) -> str | None:
     return next((name for test, name in kinds if test(mode)), "a device")
 
 
-def runs_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
-    """Where new episodes go: explicit, then ``ns.set(runs_dir=…)``/``$NOESIS_RUNS_DIR``, then ``./.noesis/episodes``."""
+def runs_dir(explicit: str | os.PathLike[str] | None = None, *, reading: bool = False) -> Path:
+    """Where new episodes go: explicit, then ``ns.set(runs_dir=…)``/``$NOESIS_RUNS_DIR``, then ``./.noesis/episodes``.
+    ``reading``: ``explicit`` is only read (an inbox, a listing), so its name is not refused (``check_path``)."""
     if explicit is not None:
-        return Path(check_path(explicit)).expanduser()
+        return Path(check_path(explicit, reading=reading)).expanduser()
     configured = _value("runs_dir")
     if not configured:
         return Path(".noesis") / "episodes"

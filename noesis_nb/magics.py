@@ -294,14 +294,21 @@ def parse_line(line: str, expand: Any = None) -> argparse.Namespace:
             elif words:  # %noesis reject ep_x --runs-dir d draft: argparse takes no word after an option
                 hint = f" (give {' '.join(words)} before the options: %noesis {args.command} {' '.join(words)} --…)"
             elif "--runs-dir" in options and len(extra) == 1:  # %noesis list wrong/dir: a folder, given as a word
-                hint = f" (a runs folder goes after --runs-dir: %noesis {args.command} --runs-dir {magic_word(extra[0])})"
+                typed = magic_word(extra[0]) if _plain(extra[0]) else quoted(extra[0], 200)
+                hint = f" (a runs folder goes after --runs-dir: %noesis {args.command} --runs-dir {typed})"
             else:
                 hint = f" (%noesis {args.command} takes only options)"
         name = f"%noesis {args.command}" if args.command else "%noesis"
         raise UsageError(
-            f"{name}: unrecognized arguments: {' '.join(extra)}{hint}\n{command.format_usage().strip()}\n(see {name} --help)"
+            f"{name}: unrecognized arguments: {' '.join(w if _plain(w) else quoted(w, 200) for w in extra)}{hint}\n"
+            f"{command.format_usage().strip()}\n(see {name} --help)"
         )
     return args
+
+
+def _plain(word: str) -> bool:
+    """``word`` shows as typed: no control, bidi or invisible character (a U+202E echoed raw reorders the line)."""
+    return word.isprintable() and visible(word, exact=True) == word
 
 
 def _owners(parser: _Parser, option: str, command: str | None) -> str:
@@ -637,7 +644,7 @@ class NoesisMagics(Magics):
             raise UsageError(f"%noesis list: --limit must be at least 1, got {args.limit}")
         rows = list_runs(args.limit, runs_dir=args.runs_dir)
         table = RunTable(rows)
-        table.where = str(config.runs_dir(args.runs_dir))
+        table.where = str(config.runs_dir(args.runs_dir, reading=True))  # read, as list_runs reads it: never refused
         table.note = "" if os.path.isdir(table.where) else " (no such folder)"
         said = (_linked_line(table.where), _staging_line(table.where), _unreadable_line(table), _stray_line(rows.problems))
         table.lines = tuple(line for line in said if line)

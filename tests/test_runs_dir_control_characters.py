@@ -89,3 +89,49 @@ def test_a_folder_that_exists_is_read_whatever_its_name(tmp_path: Path) -> None:
         assert list(noesis_nb.runs_df(str(odd)).episode_id) == list(noesis_nb.runs_df(odd).episode_id) == [ep]
         assert list(noesis_nb.runs_df(str(odd / ep)).episode_id) == [ep]
         made = odd
+
+
+def _paused_under(tmp_path: Path, name: str) -> tuple[Path, str]:
+    """A run paused on a tool draft, in an existing root named ``name`` (made by another program: the folder renamed)."""
+
+    def agent(task: str, ctx: object) -> str:
+        ctx.tool("fs.write", {"argv": ["echo", "x"]}, effect="write", risk="high")  # type: ignore[attr-defined]
+        return "ok"
+
+    made = tmp_path / "runs"
+    ep = noesis_nb.solve("t", using=agent, runs_dir=made)
+    root = tmp_path / name
+    made.rename(root)
+    return root, ep
+
+
+@pytest.mark.parametrize("name", ["runs\u202eevil", "runs\x1b[31mx"])
+def test_the_inbox_and_the_listing_magics_read_an_existing_root_whatever_its_name(tmp_path: Path, name: str) -> None:
+    """``inbox(root)``, ``%noesis inbox --runs-dir`` and ``%noesis list --runs-dir`` refused the root that list_runs,
+    show, approve_draft and resume_run read: a folder only read is never refused for its name."""
+    root, ep = _paused_under(tmp_path, name)
+    view = noesis_nb.inbox(str(root))
+    try:
+        assert [item.episode_id for item in view.pending] == [ep]
+    finally:
+        view.close()
+    with noesis_shell() as shell:
+        table = shell.run_line_magic("noesis", f"list --runs-dir '{root}'")
+        assert [row["episode_id"] for row in table] == [ep] and table.where == str(root)
+        magic_view = shell.run_line_magic("noesis", f"inbox --runs-dir '{root}'")
+        try:
+            assert [item.episode_id for item in magic_view.pending] == [ep]
+        finally:
+            magic_view.close()
+    assert os.listdir(tmp_path) == [name]  # read only: no other folder made
+
+
+def test_a_root_given_as_a_word_is_echoed_escaped_in_the_usage_error(tmp_path: Path) -> None:
+    """``%noesis list <root>`` echoed the root's raw U+202E in its usage error (the line shown reordered)."""
+    root = tmp_path / "runs\u202eevil"
+    root.mkdir()
+    with noesis_shell() as shell, pytest.raises(UsageError) as said:
+        shell.run_line_magic("noesis", f"list '{root}'")
+    message = str(said.value)
+    assert "\u202e" not in message, message
+    assert "unrecognized arguments: " + repr(str(root)) in message and "--runs-dir " + repr(str(root)) in message, message

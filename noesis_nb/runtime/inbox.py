@@ -70,7 +70,9 @@ class PendingScan:
             raise InvalidOptionError(
                 f"episode_ids={quoted(episode_ids)}: pass a function returning episode ids (e.g. lambda: batch.episode_ids)"
             )
-        self.root = check_root(config.runs_dir(config.check_path(root, "root")))
+        # only read: a root named with a control character is listed as list_runs lists it (writers refuse the name)
+        given = config.check_path(root, "root", reading=True)
+        self.root = check_root(config.runs_dir(given, reading=True), reading=True)
         self._episode_ids = episode_ids
         # no root given: "what waits for me" also covers this process's live episodes kept under another runs dir
         # (``%noesis run … --runs-dir x``), which the default root would not list: the inbox said nothing waited
