@@ -281,21 +281,24 @@ def tool_calls_of(drafts: set[str], seen: ToolEventsSeen | None, sealed_requests
 
 
 def _tool_events(data: bytes) -> Iterator[tuple[Any, Any]]:
-    """``(event_name, payload)`` of each tool event (phase ``tool``) of a log, in order: only lines naming
-    ``"tool`` are parsed; a line that does not parse is left out (events_df reports it)."""
-    start = 0
-    while (at := data.find(b'"tool', start)) >= 0:
-        begin = data.rfind(b"\n", 0, at) + 1
-        end = data.find(b"\n", at)
-        end = len(data) if end < 0 else end
-        start = end + 1
-        try:
-            event = orjson.loads(data[begin:end])
-        except orjson.JSONDecodeError:
-            continue
-        if type(event) is dict and event.get("phase") == "tool":
-            payload = event.get("payload")
-            yield (payload.get("event_name") if type(payload) is dict else None), payload
+    """``(event_name, payload)`` of the tool events (phase ``tool``) of a log that ``toolcalls``' count reads: those
+    naming a draft or asking for a call. Only lines holding ``"draft_id"`` or ``"tool.requested"`` are parsed, the
+    first kind then the second (the count does not depend on their order); a line that does not parse is left out
+    (events_df reports it)."""
+    for key in (b'"draft_id"', b'"tool.requested"'):
+        start = 0
+        while (at := data.find(key, start)) >= 0:
+            begin = data.rfind(b"\n", 0, at) + 1
+            end = data.find(b"\n", at)
+            end = len(data) if end < 0 else end
+            start = end + 1
+            try:
+                event = orjson.loads(data[begin:end])
+            except orjson.JSONDecodeError:
+                continue
+            if type(event) is dict and event.get("phase") == "tool":
+                payload = event.get("payload")
+                yield (payload.get("event_name") if type(payload) is dict else None), payload
 
 
 @dataclass(frozen=True)
