@@ -129,7 +129,7 @@ class EventTally:
                 self.would_veto += 1
         elif phase == "model" and payload is not None and payload.get("event_name") == MODEL_CALL:
             # read as usage_df reads it (store.facts.call_row), so the summary, the live totals and the frames agree
-            row = call_row(payload)
+            row = call_row(payload, e.get("timestamp"))
             self.calls.append(row)
             self.usage.add(row)
         elif phase == "tool" and payload is not None and payload.get("event_name") == TOOL_REQUESTED:

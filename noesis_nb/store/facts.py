@@ -106,9 +106,10 @@ def token_value(value: Any) -> int | None:
     return None
 
 
-def call_row(payload: Mapping[str, Any]) -> dict[str, Any]:
+def call_row(payload: Mapping[str, Any], timestamp: Any = None) -> dict[str, Any]:
     """One model call as the views sum and price it: model and provider as text or None, each token
-    count a whole number or None (unknown) — whatever a crafted or damaged ``model`` event holds.
+    count a whole number or None (unknown) — whatever a crafted or damaged ``model`` event holds —
+    and ``timestamp``, its event's time as written (text or None: a price in effect then prices it).
 
     Counts that contradict each other (cached + cache-write above input, reasoning above output) are
     unknown, as ``usage_df`` reads them: the summary, the live totals and the frames agree."""
@@ -116,6 +117,7 @@ def call_row(payload: Mapping[str, Any]) -> dict[str, Any]:
     row: dict[str, Any] = {
         "model": model if type(model) is str else None,
         "provider": provider if type(provider) is str else None,
+        "timestamp": timestamp if type(timestamp) is str else None,
     }
     for k in TOKEN_FIELDS:
         row[k] = token_value(payload.get(k))
@@ -177,7 +179,7 @@ class UsageTotals:
 
 def usage_from_events(events: Sequence[Mapping[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Token totals (:class:`UsageTotals`: None where any call's count is unknown) and one row per model call."""
-    calls = [call_row(event["payload"]) for event in events if is_model_call(event)]
+    calls = [call_row(event["payload"], event.get("timestamp")) for event in events if is_model_call(event)]
     return UsageTotals.of(calls).totals, calls
 
 

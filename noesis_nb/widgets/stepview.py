@@ -204,7 +204,12 @@ def _model_parts(step: Step, facts: StepFacts) -> list[str]:
         parts.append(f"{value:,} {word}" if isinstance(value, int) and not isinstance(value, bool) else f"? {word}")
     if isinstance(p.get("cached_input_tokens"), int) and p.get("cached_input_tokens"):
         parts.append(f"{p['cached_input_tokens']:,} cached")
-    cost = p.get("cost_usd") if isinstance(p.get("cost_usd"), (int, float)) else facts.price(p)
+    # priced at the call's time, as usage_df prices it (a price may change with the date or the time of day)
+    cost = (
+        p.get("cost_usd")
+        if isinstance(p.get("cost_usd"), (int, float))
+        else facts.price({**p, "timestamp": step.first.get("timestamp")})
+    )
     if cost is not None:
         parts.append(money(float(cost)))
     latency = p.get("latency_ms")
