@@ -102,6 +102,19 @@ def _day(stamp: Any) -> datetime | None:
     return _EPOCH + timedelta(days=micros // _DAY_US)
 
 
+def _calls_read(record: RunRecord) -> bool:
+    """Whether the run's calls are known, none or not: its summary counts them (``model_calls`` 0, as an older
+    release wrote it with null totals, or per-model sums), or its log was read whole: there, not gone, and no
+    part of it left unread (a file that cannot be read, a sealed run without its log)."""
+    if record["calls_from"] == "summary":
+        return True
+    ref = record["ref"]
+    if record["stamp"].get("events.jsonl") is None:  # no log
+        return False
+    url = ref.fs.url(ref.file("events.jsonl"))
+    return not any(p.path == url and p.line is None for p in record["problems"])
+
+
 def run_usage(records: list[RunRecord], prices: Any) -> pd.DataFrame:
     """Per-run model-call totals and cost (priced per call, then summed); a total is NaN when any call's value is unknown.
 
@@ -138,7 +151,9 @@ def run_usage(records: list[RunRecord], prices: Any) -> pd.DataFrame:
     columns: dict[str, Any] = {"model_calls": pd.array(counts.astype(np.int64), dtype="Int64")}
     if lost.any():
         columns["model_calls"][lost] = pd.NA
-    has = (counts > 0) & ~lost
+    # a run known to have made no model call totals 0 tokens at $0.00 (priced), the sums of its usage_df rows (none);
+    # one whose log could not be read (nor its summary say) has its calls unknown
+    has = ((counts > 0) | np.fromiter((_calls_read(r) for r in records), dtype=bool, count=n)) & ~lost
     for name, values in (*((t, tokens[t]) for t in TOKEN_COLUMNS), ("cost_usd", cost)):
         # a total is unknown (NaN) when any call's value is unknown, never partial
         known = ~np.isnan(values)

@@ -32,7 +32,7 @@ from ..store.ownership import holder
 from ..store.runfiles import change_stamp, stamps_settled
 from ..store.sealing import seal_state
 from ..store.status import LOST_HINT, status_now
-from ..store.vocab import TERMINAL_STATUSES, TOOL_APPROVAL_PENDING
+from ..store.vocab import TERMINAL_STATUSES, TOKEN_FIELDS, TOOL_APPROVAL_PENDING
 from ..tools import (
     ApprovalDecisionRepository,
     PreparedInvocationRepository,
@@ -113,6 +113,8 @@ class DiskRun:
         self.started_at = facts.started_at or (events[0].get("timestamp") if events else None)
         self.ended_at = facts.ended_at
         self.usage, self.usage_calls = facts.usage, facts.usage_calls
+        if unread and not facts.usage_calls:  # a line not read may have been a call: "none" is not known, each total unknown
+            self.usage = {**facts.usage, **dict.fromkeys(TOKEN_FIELDS)}
         self.decisions = self._decisions()
         decided = {d["draft_id"] for d in self.decisions}
         self.pending = [p for p in self._drafts(events) if p.draft_id not in decided]

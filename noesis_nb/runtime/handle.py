@@ -160,8 +160,8 @@ class EpisodeHandle:
 
     @property
     def usage(self) -> dict[str, Any]:
-        """``model_calls`` and the token totals so far: each an int when every call reported it, None when any did not
-        (or before the first call), as in the summary's ``x-noesis_nb.usage``."""
+        """``model_calls`` and the token totals so far: each an int when every call reported it (0 before the first
+        call), None when any did not, as in the summary's ``x-noesis_nb.usage``."""
         return dict(self._episode.recorder.usage)
 
     @property

@@ -137,8 +137,8 @@ class UsageTotals:
     """A run's token totals, kept call by call: the one place the rule "unknown is None, never 0" is applied.
 
     ``model_calls`` counts the calls; each token field is the sum when every call so far reported it,
-    and None (unknown) when any did not — or when there has been no call (the summary's
-    ``x-noesis_nb.usage`` says the same). ``add`` is O(1): a sum and a count of the calls that
+    and None (unknown) when any did not; with no call every total is 0, as ``usage_df`` sums no rows (the
+    summary's ``x-noesis_nb.usage`` says the same). ``add`` is O(1): a sum and a count of the calls that
     reported it, per field. ``totals`` is replaced whole on each ``add``, so a reader on another
     thread always sees one consistent dict (never to be changed in place).
     """
@@ -174,7 +174,7 @@ class UsageTotals:
 
     def _totals(self) -> dict[str, Any]:
         n = self._calls
-        return {"model_calls": n, **{k: self._sums[k] if n and self._reported[k] == n else None for k in TOKEN_FIELDS}}
+        return {"model_calls": n, **{k: self._sums[k] if self._reported[k] == n else None for k in TOKEN_FIELDS}}
 
 
 def usage_from_events(events: Sequence[Mapping[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:

@@ -19,7 +19,7 @@ from ..store.vocab import TERMINAL_STATUSES, failed
 from .meter import CostMeter
 from .money import money
 from .render import badge_html, esc, says_rejected, short, shown_status
-from .state import format_elapsed, format_seconds
+from .state import format_elapsed, format_seconds, no_calls
 from .theme import STATUS_HUES
 
 __all__ = ["BatchFigures", "key_of", "pick", "rank", "entry_line", "grid_table", "header_line", "GRID_HEAD"]
@@ -57,7 +57,8 @@ class BatchFigures:
     """Counts, tokens, cost, throughput and ETA of a batch; ``update(entries)`` after entries changed."""
 
     def __init__(self) -> None:
-        # entry key -> (input, output) of an entry with model calls; None: a total its run does not know
+        # entry key -> (input, output) of an entry with model calls (or known to have made none); None: a total its
+        # run does not know
         self.tokens: dict[tuple[int, str], tuple[int | None, int | None]] = {}
         self.costs: dict[tuple[int, str], float | None] = {}
         self.unpriced: set[tuple[int, str]] = set()
@@ -77,7 +78,8 @@ class BatchFigures:
                 run_dir = getattr(entry, "run_dir", None)
                 self.rejected[key] = run_dir is not None and says_rejected(read_summary(Path(run_dir)))
             usage = entry.usage or {}
-            if usage.get("model_calls"):
+            none_made = no_calls(usage)  # a run that made no model call: 0 tokens, $0.00 (runs_df's figures)
+            if usage.get("model_calls") or none_made:
                 self.tokens[key] = (_count(usage.get("input_tokens")), _count(usage.get("output_tokens")))
             else:  # no call yet (or the entry runs again): nothing to add, known or not
                 self.tokens.pop(key, None)
@@ -86,8 +88,9 @@ class BatchFigures:
             meter = self._meters.get(key)
             if meter is None:
                 meter = self._meters[key] = CostMeter()
-            cost, unpriced = meter.total(_calls_of(entry))
-            self.costs[key] = cost
+            calls = _calls_of(entry)
+            cost, unpriced = meter.total(calls)
+            self.costs[key] = 0.0 if none_made and not calls else cost
             if unpriced:
                 self.unpriced.add(key)
             else:

@@ -31,6 +31,7 @@ __all__ = [
     "view_state",
     "format_tokens",
     "format_cost",
+    "no_calls",
     "format_elapsed",
     "format_seconds",
     "TERMINAL",
@@ -193,10 +194,16 @@ def _before(
     yield from reversed(list(recent))
 
 
+def no_calls(usage: Mapping[str, Any] | None) -> bool:
+    """Whether ``usage`` says the run made no model call (0 calls, totals 0), not that its calls are unknown."""
+    return usage is not None and usage.get("model_calls") == 0 and usage.get("input_tokens") == 0
+
+
 def format_tokens(usage: Mapping[str, Any] | None) -> str:
     """``"105 in · 7 out (2 calls)"`` (``"(1 call)"`` for one) from a run's ``usage``; a total that is
-    unknown (None: some call did not report it) reads ``—``, never 0."""
-    if not usage or not usage.get("model_calls"):
+    unknown (None: some call did not report it) reads ``—``, never 0. A run known to have made no call
+    reads ``0 in · 0 out (0 calls)``, as ``runs_df`` sums its ``usage_df`` rows (none)."""
+    if not usage or not (usage.get("model_calls") or no_calls(usage)):
         return "—"
 
     def part(key: str) -> str:
@@ -258,7 +265,7 @@ def view_state(
         "elapsed": format_seconds(running),
         "waited": format_seconds(waited) if waited >= 0.05 else None,
         "tokens": format_tokens(source.usage),
-        "cost": format_cost(source.usage_calls, meter),
+        "cost": format_cost(source.usage_calls, meter, none_known=no_calls(source.usage)),
     }
     return {
         "header": header,

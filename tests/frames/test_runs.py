@@ -66,8 +66,9 @@ def test_engine_tokens_and_cost(engine_runs):
     assert row["priced"]
     # an unknown model is never priced as 0
     assert pd.isna(df.loc["failure", "cost_usd"]) and not df.loc["failure", "priced"]
-    # no model calls: tokens unknown, not 0
-    assert df.loc["veto_enforce", "model_calls"] == 0 and pd.isna(df.loc["veto_enforce", "input_tokens"])
+    # no model calls: 0 tokens at $0.00, the sums of its usage_df rows (none), not unknown
+    assert df.loc["veto_enforce", "model_calls"] == 0 and df.loc["veto_enforce", "input_tokens"] == 0
+    assert df.loc["veto_enforce", "cost_usd"] == 0.0 and df.loc["veto_enforce", "priced"]
     assert df.attrs["price_source"] == "genai-prices" and df.attrs["price_version"].startswith("genai-prices ")
 
 

@@ -107,7 +107,8 @@ def test_run_totals_are_the_sums_of_the_runs_calls(tmp_path: Path) -> None:
             else:
                 assert float(got[name]) == pytest.approx(want[name], rel=1e-12), (ep, name)
     none = runs.loc["ep_no_calls"]
-    assert none["model_calls"] == 0 and not none["priced"] and pd.isna(none["cost_usd"])
+    # no call: 0 tokens at $0.00, priced (the sums of its usage_df rows: none)
+    assert none["model_calls"] == 0 and none["priced"] and none["cost_usd"] == 0.0 and none["input_tokens"] == 0
     assert runs_df(root, cache=False).attrs["price_tiers"] == usage_df(root, cache=False).attrs["price_tiers"] != {}
 
 

@@ -80,7 +80,8 @@ def test_an_unknown_input_count_makes_the_live_input_total_unknown_not_a_smaller
 
 def test_a_run_without_model_calls_totals_as_its_summary_does(runs_dir: Path) -> None:
     handle, _ = _live(no_calls, runs_dir)
-    assert handle.usage == _summary_totals(handle.run_dir) == {k: (0 if k == "model_calls" else None) for k in UNKNOWN_PARTS}
+    # no call: every total 0 (usage_df sums no rows), not unknown
+    assert handle.usage == _summary_totals(handle.run_dir) == dict.fromkeys(UNKNOWN_PARTS, 0)
     assert handle.usage == {k: v for k, v in usage_summary([]).items() if k != "by_model"}
 
 
@@ -104,7 +105,7 @@ def test_a_run_read_from_disk_and_its_replay_moments_agree_with_the_live_totals(
     assert RunMoment(run, len(run.events)).usage == UNKNOWN_INPUT
     first = next(i for i, e in enumerate(run.events) if e["phase"] == "model") + 1  # just after the first call
     assert RunMoment(run, first).usage == {**UNKNOWN_PARTS, "model_calls": 1, "input_tokens": 100, "output_tokens": 10}
-    assert RunMoment(run, 0).usage == {k: (0 if k == "model_calls" else None) for k in UNKNOWN_PARTS}
+    assert RunMoment(run, 0).usage == dict.fromkeys(UNKNOWN_PARTS, 0)  # before the first call: none, each total 0
 
 
 def test_batch_entries_carry_the_same_totals(runs_dir: Path) -> None:
@@ -132,7 +133,7 @@ def test_a_drain_reports_its_finished_calls_totals_by_the_same_rule() -> None:
     assert report.usage == {
         k: v for k, v in usage_summary([c for c in finished if c["kind"] == "model"]).items() if k != "by_model"
     }
-    assert DrainReport("settled", 0.1, 5.0, [], [], []).usage == {k: (0 if k == "model_calls" else None) for k in UNKNOWN_PARTS}
+    assert DrainReport("settled", 0.1, 5.0, [], [], []).usage == dict.fromkeys(UNKNOWN_PARTS, 0)
 
 
 def test_the_running_totals_equal_the_summary_rule_for_any_mix_of_known_and_unknown() -> None:

@@ -42,7 +42,7 @@ def test_the_live_view_the_disk_view_and_the_replay_show_an_unknown_input_total_
     assert replay.state()["header"]["tokens"] == SHOWN
     model_events = [i for i, e in enumerate(replay.run.events) if e["phase"] == "model"]
     assert replay.seek(model_events[0] + 1).state()["header"]["tokens"] == "100 in · 10 out (1 call)"
-    assert replay.seek(0).state()["header"]["tokens"] == "—"
+    assert replay.seek(0).state()["header"]["tokens"] == "0 in · 0 out (0 calls)"  # no call made yet: none, not unknown
 
 
 def test_format_tokens_shows_a_dash_for_an_unknown_total() -> None:
