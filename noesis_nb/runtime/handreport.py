@@ -1,7 +1,8 @@
 """What a model call reported by hand (``ctx.model_call``, or a ``model.call`` given to ``ctx.emit``) may hold.
 
 Its numbers (token counts, ``latency_ms``, ``cost_usd``) are written as plain ints and floats: a numpy integer
-from ``df.tok.sum()`` is a count, and a float subclass or a ``Fraction`` was written as its text
+from ``df.tok.sum()`` is a count, and a latency or cost of any number kind (a float subclass, a ``Fraction``, a
+billing ``Decimal``) is the nearest float; a float subclass or a ``Fraction`` was written as its text
 (``"Fraction(1, 3)"``), which every view then read as unknown. Its texts (model, provider, request id) follow the
 rule captured calls follow (``capture.usage.text``: one longer than 256 characters is stored cut), and, as a
 tool's name, are refused when blank or holding a control or invisible character: typed by a person, such a name
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from decimal import Decimal
 from typing import Any
 
 from .._safetext import safe_repr, type_name, visible
@@ -52,17 +54,16 @@ def _figure(key: str, value: Any) -> int | float:
 
 
 def _exact(value: Any, *, whole: bool) -> int | float | None:
-    """``value`` as a plain int (an Integral) or float (a Real float holds exactly), or None."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    """``value`` as a plain int (an Integral) or, for a measure (``whole`` False: latency, cost), a float: any Real
+    or ``Decimal`` (a billing figure), at the nearest float as JSON writes every number; None for anything else."""
+    if isinstance(value, bool) or not isinstance(value, (numbers.Real, Decimal)):
         return None
     try:
         if isinstance(value, numbers.Integral):
             return int(value)
         if whole:
             return None
-        number = float(value)
-        # a Fraction(1, 3) or a Decimal-like Real float holds only rounded: said, not rounded silently
-        return number if not math.isfinite(number) or number == value else None
+        return float(value)
     except (OverflowError, TypeError, ValueError, ArithmeticError):  # a Real that will not convert
         return None
 

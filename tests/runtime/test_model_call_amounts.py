@@ -1,7 +1,8 @@
 """A model call's latency and cost are refused as its token counts are: a negative, NaN or infinite figure
 raises one error naming it, and nothing is written (a frame would read it as unknown, the file keeping it).
-A figure of another number kind is written as the plain int or float it holds exactly (a numpy integer from
-``df.tok.sum()``, a float subclass), or refused naming it (``Fraction(1, 3)`` was written as its text)."""
+A figure of another number kind is written as a plain int or float (a numpy integer from ``df.tok.sum()``, a
+float subclass, a ``Fraction`` or ``Decimal`` latency or cost at the nearest float: ``Fraction(1, 3)`` was written
+as its text), or refused naming it."""
 
 from __future__ import annotations
 
@@ -80,6 +81,8 @@ OTHER_KINDS = [
     ("latency_ms", _Latency(2.5), 2.5),  # written as the text "2.5": read as unknown, with a warning
     ("latency_ms", np.int64(7), 7),
     ("latency_ms", Fraction(1, 2), 0.5),  # float holds it exactly
+    ("latency_ms", Fraction(1, 3), 1 / 3),  # a measure: the nearest float, as JSON writes any number
+    ("cost_usd", Decimal("0.1"), 0.1),  # a billing figure
     ("cost_usd", np.float32(0.5), 0.5),
     ("cost_usd", np.float64(0.25), 0.25),
 ]
@@ -109,8 +112,8 @@ def test_a_figure_of_another_number_kind_is_written_as_a_plain_number_every_view
 
 
 REFUSED = [
-    ("latency_ms", Fraction(1, 3), "pass float(value)"),  # written as the text 'Fraction(1, 3)'
-    ("cost_usd", Decimal("0.1"), "pass float(value)"),
+    ("cost_usd", Decimal("NaN"), "pass None"),
+    ("latency_ms", Fraction(-1, 3), "pass None"),
     ("latency_ms", "12", "pass a number"),
     ("input_tokens", np.float64(5.0), "pass int(count)"),
     ("output_tokens", 2.5, "pass int(count)"),
