@@ -59,11 +59,13 @@ def tool_calls(prepared: Iterable[str], seen: ToolEventsSeen) -> ToolCalls:
     no draft came of."""
     drafts = dict.fromkeys(prepared)
     drafts.update(seen.named)
-    after = set(drafts)  # a request a draft is named after: the draft's name, or what follows any ":" in it
-    for draft in drafts:
-        at = draft.find(":")
-        while at >= 0:
-            after.add(draft[at + 1 :])
-            at = draft.find(":", at + 1)
-    requests = [r for r in seen.asked if r not in seen.drafted and r not in after]
+    requests = [r for r in seen.asked if r not in seen.drafted]
+    if requests:  # most runs' events name each request's draft: the names are looked at only when one does not
+        after = set(drafts)  # a request a draft is named after: the draft's name, or what follows any ":" in it
+        for draft in drafts:
+            at = draft.find(":")
+            while at >= 0:
+                after.add(draft[at + 1 :])
+                at = draft.find(":", at + 1)
+        requests = [r for r in requests if r not in after]
     return ToolCalls(list(drafts), requests)
