@@ -135,6 +135,20 @@ def test_node_error_fails_the_episode_and_is_on_the_timeline(runs_dir):
         handle.result()
 
 
+def test_a_dict_state_given_the_task_as_text_says_which_input_mapper_to_write(runs_dir):
+    """No input mapper: the task reaches the graph as text (Noēsis' rule), which a dict state refuses with LangGraph's
+    "Expected dict, got <task>"; the run's error names the fix and the state's keys."""
+
+    def shout(state):
+        return {"answer": state["task"].upper()}
+
+    handle, _ = run("order 1042 refund", LangGraphAdapter(graph(shout, checkpointer=False)), runs_dir)
+    assert handle.status == "error"
+    with pytest.raises(Exception, match=r"input_mapper=lambda task: \{\"task\": task\}") as raised:
+        handle.result()
+    assert "'answer'" in str(raised.value) and "order 1042 refund" in str(raised.value)
+
+
 def test_interrupt_without_checkpointer_says_how_to_fix(runs_dir):
     handle, _ = run("x", LangGraphAdapter(graph(review, checkpointer=False), input_mapper=lambda t: {"task": t}), runs_dir)
     with pytest.raises(LangGraphResumeError, match="checkpointer=InMemorySaver"):

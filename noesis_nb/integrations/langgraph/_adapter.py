@@ -47,6 +47,18 @@ class _DefaultKey(str):
 _MESSAGES = _DefaultKey("messages")
 
 
+def _task_as_text(graph: Any, task: str) -> str:
+    """Why a graph whose state is a dict refused the task given as text, and the ``input_mapper`` to write."""
+    keys = [k for k in getattr(graph, "channels", None) or () if isinstance(k, str) and not k.startswith("__") and ":" not in k]
+    key = next((k for k in ("task", "input", "question", "query", "messages") if k in keys), keys[0] if keys else "task")
+    example = f'{{"{key}": [("user", task)]}}' if key == "messages" else f'{{"{key}": task}}'
+    return (
+        f"the graph's state is a dict (keys: {', '.join(quoted(k, 40) for k in keys[:12]) or 'unknown'}) and it was given "
+        f"the task as text ({quoted(task, 60)}): pass LangGraphAdapter(graph, input_mapper=lambda task: {example}), "
+        "naming the state key the task goes in"
+    )
+
+
 class LangGraphAdapter:
     """Run a compiled graph: ``LangGraphAdapter(graph, input_mapper=lambda t: {"messages": [("user", t)]})``.
 
@@ -168,8 +180,10 @@ class LangGraphAdapter:
                     f"a node raised {type(exc).__name__}({brief(exc.args[0]) if exc.args else ''}) in the graph's worker "
                     "thread; it ends this episode (not the kernel): raise an Exception subclass to fail a node"
                 ) from exc
-        except TypeError as exc:
-            if "msgpack serializable" not in str(exc):
+        except Exception as exc:
+            if isinstance(value, str) and type(exc).__name__ == "InvalidUpdateError" and "Expected dict" in str(exc):
+                raise LangGraphRunError(_task_as_text(self.graph, value)) from exc
+            if not isinstance(exc, TypeError) or "msgpack serializable" not in str(exc):
                 raise
             raise LangGraphRunError(
                 f"the graph's checkpointer could not store a value the graph produced ({exc}); interrupt() values and "
