@@ -56,13 +56,14 @@ from ..store.vocab import (
 from ..tools._files import as_written_here, note_written
 from .pending_records import pause_on_draft
 from .recovered_streams import sweep_recovered_streams
-from .summary import EventTally
+from .summary import TALLIED_IN_DETAIL, EventTally
 
 __all__ = ["Recorder", "artifact_digest", "INDEXED_PHASES"]
 
 Subscriber = Callable[[dict[str, Any]], None]
 _EAGER_SHARE, _EAGER_SLACK_S = 0.1, 0.05  # the time early sweeps may take: this share of the run's, and this more
 INDEXED_PHASES = frozenset({"action_candidate", "governance", "act", "runtime", "terminate"})
+_LOOKED_AT = INDEXED_PHASES | TALLIED_IN_DETAIL  # the phases whose events are more than counted as they are written
 _monotonic = time.monotonic
 
 
@@ -285,12 +286,16 @@ class Recorder:
             if self.starts_at_first_event:
                 self.starts_at_first_event = False
                 self.state["episode"]["started_at"] = self.state["plan"]["updated_at"] = event["timestamp"]
-            if phase == "model":  # counted when the tally is next read: its usage row is not built on the call's path
-                self._untallied.append(event)
-            else:
-                self._tally.add(event)
-            if phase in INDEXED_PHASES:
-                self.by_phase[phase].append(event)
+            if phase in _LOOKED_AT:
+                if phase == "model":  # counted when the tally is next read: its usage row is not built on the call's path
+                    self._untallied.append(event)
+                else:
+                    self._tally.add(event)
+                if phase in INDEXED_PHASES:
+                    self.by_phase[phase].append(event)
+            else:  # most events (``reason``, a phase of the adapter's own): only counted (``EventTally.add``), one test
+                counts = self._tally.phases
+                counts[phase] = counts.get(phase, 0) + 1
             self.last_activity = _monotonic()
         if self._subscribers:  # most episodes have none
             for callback in self._subscribers:

@@ -14,7 +14,7 @@ from ..store.lostend import episode_end_marks
 from ..store.vocab import MODEL_CALL, TOKEN_COLUMNS, TOOL_REQUESTED
 from .governance import effective_failure_policy
 
-__all__ = ["build_summary", "usage_summary", "governance_counts", "EventTally", "INSIGHT_KEYS"]
+__all__ = ["build_summary", "usage_summary", "governance_counts", "EventTally", "TALLIED_IN_DETAIL", "INSIGHT_KEYS"]
 
 _TOKENS = TOKEN_COLUMNS
 #: the keys of the insight event's ``metrics`` (Noēsis' artifact invariant: exactly these, from summary.metrics)
@@ -138,6 +138,8 @@ class EventTally:
 
 _COUNTED = frozenset({"act", "governance", "model", "start", "tool"})
 _TIMED = frozenset({"observe", "interpret", "plan", "act", "reflect"})
+#: the phases ``EventTally.add`` reads more of than the phase: an event of any other phase is only counted in ``phases``
+TALLIED_IN_DETAIL = _COUNTED | _TIMED
 
 
 def _latencies(tally: EventTally) -> dict[str, int]:

@@ -176,7 +176,10 @@ def payload_might_contain(payload: Mapping[str, Any], blob: bytes) -> bool:
     if (
         not runs
         and _ANCHORS_OR_CHUNKS.search(lowered) is None
-        and not _short_keyed(payload, lowered)
+        # ``_short_keyed``'s answer without its call in the common case, a flat payload of keys judged before
+        and not (
+            (_UNDER_KEY.search(lowered) is not None or not _NAMED_PLAINLY.issuperset(payload)) and _short_keyed(payload, lowered)
+        )
         and (blob.isascii() or not _hides(blob))
     ):
         # ``_might_contain(blob)`` is False: no detector can find anything in any key or value, and every

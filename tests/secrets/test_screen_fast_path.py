@@ -40,3 +40,27 @@ def test_a_short_secret_name_under_a_nested_key_is_found():
     for payload in (nested, listed):
         assert payload_might_contain(payload, orjson.dumps(payload))
         assert "4912" not in str(RunSecrets().screen(payload)) and "771204" not in str(RunSecrets().screen(payload))
+
+
+# flat payloads under names judged before (the prefilter's short cut for their keys), the short secret names among them
+_known_names = st.sampled_from(["step", "text", "note", "pin", "x_otp", "user-pw", "totp", "shipping", "token", "auth"])
+_flat_known = st.dictionaries(
+    _known_names | texts,
+    texts | st.sampled_from(["4912", "771204", "thought number 3 about a plan"]) | st.integers() | st.none(),
+    max_size=4,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(payload=_flat_known)
+def test_keys_judged_before_are_cleared_as_the_full_redaction_clears_them(payload):
+    try:
+        blob = orjson.dumps(payload)
+    except orjson.JSONEncodeError:
+        return
+    full = orjson.dumps(RunSecrets().redact(payload), option=orjson.OPT_SORT_KEYS)
+    for _ in range(2):  # the first look judges the keys, the second finds them all judged
+        if not payload_might_contain(payload, blob):
+            assert full == orjson.dumps(payload, option=orjson.OPT_SORT_KEYS)  # nothing the full redaction would change
+        screened = RunSecrets().screen(payload, event_id="e1", phase="reason")
+        assert orjson.dumps(screened, option=orjson.OPT_SORT_KEYS) == full
