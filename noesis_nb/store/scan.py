@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import time
 
 from .runfiles import ROOT_SETTLE_NS, times_settled
 
@@ -19,6 +20,11 @@ MARKERS = ("events.jsonl", "summary.json", "state.json", "final.json")  # final.
 _EVENTS = os.sep + "events.jsonl"
 _Stamp = tuple[int, int, int, int]  # a folder's device, inode, mtime and ctime (ns): which folder, and as it was
 _STRAYS: dict[str, tuple[_Stamp, list[tuple[str, str]]]] = {}  # root -> (its stamp when listed, its strays)
+#: folder of a root found to be no run -> (its stamp when listed, its sub-folders): a reload of a root of many
+#: such folders (empty ``ep_…`` folders, a user's own) stats each once, not four times and a listing
+_NOT_RUNS: dict[str, tuple[_Stamp, tuple[tuple[str, bool], ...]]] = {}
+_NOT_RUNS_MAX = 1 << 20  # a bound on what is kept: past it, everything is forgotten and found again
+_MARKER_NAMES = frozenset(m.casefold() for m in MARKERS)
 
 
 # control characters (line breaks, terminal escapes) and bidi overrides: a crafted name must not rewrite a message
@@ -122,11 +128,15 @@ def _followed(entry: os.DirEntry[str], root: str) -> bool:
         return False
 
 
-def _children(path: str, strays: list[tuple[str, str]] | None = None, root: str | None = None) -> list[tuple[str, bool]]:
+def _children(
+    path: str, strays: list[tuple[str, str]] | None = None, root: str | None = None, plain: list[bool] | None = None
+) -> list[tuple[str, bool]]:
     """(path, reached through a symbolic link) of each folder in ``path``, by name; entries named like a run
     that are no folder, and links to folders that are not followed (``_followed``; ``root``: the real path of the
     runs root, ``path``'s own by default), go to ``strays`` when it is given (the same listing serves
-    ``stray_run_files``); such links are left out whether or not it is given."""
+    ``stray_run_files``); such links are left out whether or not it is given. ``plain`` is told False when the
+    listing failed or holds a symbolic link or an entry named as a run's marker file (in any case): what such an
+    entry leads to can change while ``path`` itself stays as it was."""
     names = []
     found: list[tuple[str, str]] = []
     real_root = root
@@ -134,6 +144,8 @@ def _children(path: str, strays: list[tuple[str, str]] | None = None, root: str 
         with os.scandir(path) as it:
             for e in it:
                 name = e.name
+                if plain is not None and (e.is_symlink() or name.casefold() in _MARKER_NAMES):
+                    plain.append(False)
                 if name.startswith("."):
                     continue
                 if e.is_dir():
@@ -147,6 +159,8 @@ def _children(path: str, strays: list[tuple[str, str]] | None = None, root: str 
                 elif name.startswith("ep_"):
                     found.append((e.path, _what(e)))
     except OSError:  # absent, not a folder, no permission, a name too long…
+        if plain is not None:
+            plain.append(False)
         return []
     if strays is not None:
         strays.extend(found)
@@ -185,17 +199,54 @@ def scan_run_dirs_with_stats(root: str) -> list[tuple[str, os.stat_result | None
     children = _children(root, strays)
     _remember_strays(root, stamp, strays)
     real_root: str | None = None
+    settled_before = time.time_ns() - ROOT_SETTLE_NS  # taken before any folder's stamp below
+    not_runs = _NOT_RUNS
     for child, linked in children:
-        is_run, st = _probe(child)
-        if is_run:
-            out.append((child, st, linked))
-            continue
-        real_root = real_root or os.path.realpath(root)  # a label's links are judged against the runs root
-        for grand, grand_linked in _children(child, None, real_root):
+        kept = None if linked else not_runs.get(child)
+        if kept is not None:
+            try:
+                child_st = os.stat(child)
+                same = _stamp(child_st) == kept[0]
+            except OSError:
+                same = False
+            if same:  # the same folder, no entry made, renamed or removed in it since: still no run
+                grands: tuple[tuple[str, bool], ...] | list[tuple[str, bool]] = kept[1]
+            else:
+                del not_runs[child]
+                kept = None
+        if kept is None:
+            is_run, st = _probe(child)
+            if is_run:
+                out.append((child, st, linked))
+                continue
+            real_root = real_root or os.path.realpath(root)  # a label's links are judged against the runs root
+            grands = _no_run(child, linked, real_root, settled_before)
+        for grand, grand_linked in grands:
             is_run, st = _probe(grand)
             if is_run:
                 out.append((grand, st, linked or grand_linked))
     return _once_each(root, out)
+
+
+def _no_run(child: str, linked: bool, real_root: str, settled_before: int) -> list[tuple[str, bool]]:
+    """The sub-folders of ``child``, a folder of the root that ``_probe`` found to be no run; remembered in
+    ``_NOT_RUNS`` with its stamp when a later load may trust it. A folder becomes a run only by an entry made or
+    renamed in it, which changes its mtime and ctime (a chmod changes its ctime), so the stamp is taken before the
+    listing, and the listing must show no entry named as a marker and no link (a marker that is a link, or a folder
+    that is not one, can become a run's file with the folder unchanged). Its times must be older than
+    ``settled_before`` (``ROOT_SETTLE_NS`` before the load began), or an entry made within the file system's tick
+    could leave them as they were. A folder reached through a link is never remembered."""
+    try:
+        stamp: _Stamp | None = None if linked else _stamp(os.stat(child))
+    except OSError:
+        stamp = None
+    plain: list[bool] = []
+    grands = _children(child, None, real_root, plain)
+    if stamp is not None and not plain and stamp[2] < settled_before and stamp[3] < settled_before:
+        if len(_NOT_RUNS) >= _NOT_RUNS_MAX:
+            _NOT_RUNS.clear()
+        _NOT_RUNS[child] = (stamp, tuple(grands))
+    return grands
 
 
 def _once_each(root: str, found: list[tuple[str, os.stat_result | None, bool]]) -> list[tuple[str, os.stat_result | None]]:
