@@ -215,12 +215,20 @@ def scan_run_dirs_with_stats(root: str) -> list[tuple[str, os.stat_result | None
                 del not_runs[child]
                 kept = None
         if kept is None:
-            is_run, st = _probe(child)
-            if is_run:
-                out.append((child, st, linked))
+            try:
+                out.append((child, os.stat(child + _EVENTS), linked))  # a run: one stat
                 continue
+            except PermissionError:  # a folder this user may not search: a run, said by each reader (``_probe``)
+                out.append((child, None, linked))
+                continue
+            except OSError:
+                pass
             real_root = real_root or os.path.realpath(root)  # a label's links are judged against the runs root
-            grands = _no_run(child, linked, real_root, settled_before)
+            found = _no_run(child, linked, real_root, settled_before)
+            if found is None:
+                out.append((child, None, linked))
+                continue
+            grands = found
         for grand, grand_linked in grands:
             is_run, st = _probe(grand)
             if is_run:
@@ -228,10 +236,11 @@ def scan_run_dirs_with_stats(root: str) -> list[tuple[str, os.stat_result | None
     return _once_each(root, out)
 
 
-def _no_run(child: str, linked: bool, real_root: str, settled_before: int) -> list[tuple[str, bool]]:
-    """The sub-folders of ``child``, a folder of the root that ``_probe`` found to be no run; remembered in
-    ``_NOT_RUNS`` with its stamp when a later load may trust it. A folder becomes a run only by an entry made or
-    renamed in it, which changes its mtime and ctime (a chmod changes its ctime), so the stamp is taken before the
+def _no_run(child: str, linked: bool, real_root: str, settled_before: int) -> list[tuple[str, bool]] | None:
+    """The sub-folders of ``child``, a folder of the root with no ``events.jsonl``, or None when it is a run all the
+    same (``_probe``'s other markers; its listing tells when none of them is there, without a stat for each).
+    Remembered in ``_NOT_RUNS`` with its stamp when a later load may trust it. A folder becomes a run only by an
+    entry made or renamed in it, which changes its mtime and ctime (a chmod changes its ctime), so the stamp is taken before the
     listing, and the listing must show no entry named as a marker and no link (a marker that is a link, or a folder
     that is not one, can become a run's file with the folder unchanged). Its times must be older than
     ``settled_before`` (``ROOT_SETTLE_NS`` before the load began), or an entry made within the file system's tick
@@ -242,7 +251,11 @@ def _no_run(child: str, linked: bool, real_root: str, settled_before: int) -> li
         stamp = None
     plain: list[bool] = []
     grands = _children(child, None, real_root, plain)
-    if stamp is not None and not plain and stamp[2] < settled_before and stamp[3] < settled_before:
+    if plain:  # an entry named as a marker, a link, or no listing: the markers looked at as ``_probe`` does
+        isfile = os.path.isfile
+        if any(isfile(os.path.join(child, m)) for m in MARKERS[1:]):
+            return None
+    elif stamp is not None and stamp[2] < settled_before and stamp[3] < settled_before:
         if len(_NOT_RUNS) >= _NOT_RUNS_MAX:
             _NOT_RUNS.clear()
         _NOT_RUNS[child] = (stamp, tuple(grands))

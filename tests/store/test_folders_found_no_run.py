@@ -179,3 +179,20 @@ def test_a_folder_made_a_run_within_the_settling_time_is_read(runs_dir: Path, tm
     (folder / "events.jsonl").write_bytes(events)
 
     assert sorted(_found(runs_dir)) == sorted([first, episode])
+
+
+@pytest.mark.parametrize("marker", ["summary.json", "state.json", "final.json", "a link named summary.json"])
+def test_a_folder_with_no_events_log_but_another_marker_is_a_run(runs_dir: Path, trusted_at_once: None, marker: str) -> None:
+    """A folder without events.jsonl is looked into once: a marker among its entries (a link to one too) makes it a run."""
+    folder = runs_dir / "ep_marked"
+    folder.mkdir()
+    (runs_dir / "ep_empty").mkdir()
+    if marker.startswith("a link"):
+        (folder / "kept.json").write_text("{}")
+        (folder / "summary.json").symlink_to("kept.json")
+    else:
+        (folder / marker).write_text("{}")
+
+    for _ in range(2):  # as listed, then as remembered
+        assert _found(runs_dir) == ["ep_marked"]
+    assert str(runs_dir / "ep_empty") in scan._NOT_RUNS and str(folder) not in scan._NOT_RUNS
