@@ -212,7 +212,7 @@ def scan_run_dirs_with_stats(root: str) -> list[tuple[str, os.stat_result | None
             if same:  # the same folder, no entry made, renamed or removed in it since: still no run
                 grands: tuple[tuple[str, bool], ...] | list[tuple[str, bool]] = kept[1]
             else:
-                del not_runs[child]
+                not_runs.pop(child, None)  # (another thread's load may have let it go already)
                 kept = None
         if kept is None:
             try:
