@@ -52,15 +52,18 @@ async def run_in_thread(fn: Callable[..., Any], *args: Any, name: str = "noesis_
 class ThreadReader:
     """A blocking iterator read on one daemon thread of its own, in a copy of the caller's context: ``await
     reader.next()`` leaves the event loop running while the source blocks (a sync SSE reader, a generator that
-    waits). The thread reads at most ``ahead`` items before they are asked for, so a fast source costs no thread
-    hand-off per item. ``close()`` stops the reading once the current read returns and closes the iterator on that
-    thread (a generator's ``finally`` runs off the loop); a read still blocked is left to its thread."""
+    waits). The thread reads an item only once it is asked for (a generator acting per step, or one waiting on a
+    decision taken between two of its items, never runs ahead of its reader); an item read for a caller that
+    stopped waiting is kept for the next ask. ``close()`` stops the reading once the current read returns and closes
+    the iterator on that thread (a generator's ``finally`` runs off the loop); a read still blocked is left to its
+    thread."""
 
-    def __init__(self, items: Iterator[Any], default: Any, *, name: str = "noesis_nb-reader", ahead: int = 64):
-        self._items, self._default, self._name, self._ahead = items, default, name, ahead
+    def __init__(self, items: Iterator[Any], default: Any, *, name: str = "noesis_nb-reader"):
+        self._items, self._default, self._name = items, default, name
         self._context = contextvars.copy_context()
         self._lock = threading.Condition()
-        self._ready: deque[tuple[bool, Any]] = deque()  # (read, the item) or (raised, the error), in order
+        self._ready: deque[tuple[bool, Any]] = deque()  # (read, the item) or (raised, the error), at most one
+        self._asked = False  # an item is asked for and not read yet
         self._waiter: tuple[asyncio.AbstractEventLoop, asyncio.Future[None]] | None = None
         self._ended = self._closed = False
         self._thread: threading.Thread | None = None
@@ -69,19 +72,22 @@ class ThreadReader:
         """The next item, or ``default`` once the iterator is exhausted; an error it raised is raised here."""
         while True:
             with self._lock:
-                if self._thread is None:
-                    self._thread = threading.Thread(target=self._serve, name=self._name, daemon=True)
-                    self._thread.start()
                 if self._ready:
                     read, value = self._ready.popleft()
-                    self._lock.notify()  # room to read ahead again
                     break
                 if self._ended:
                     return self._default
+                if not self._asked:
+                    self._asked = True
+                    if self._thread is None:
+                        self._thread = threading.Thread(target=self._serve, name=self._name, daemon=True)
+                        self._thread.start()
+                    else:
+                        self._lock.notify()
                 loop = asyncio.get_running_loop()
                 woken: asyncio.Future[None] = loop.create_future()
                 self._waiter = (loop, woken)
-            await woken  # cancelled, nothing is lost: the item waits in ``_ready``
+            await woken  # cancelled, nothing is lost: the item is kept in ``_ready``
         if read:
             return value
         raise value
@@ -95,7 +101,7 @@ class ThreadReader:
     def _serve(self) -> None:
         while True:
             with self._lock:
-                while len(self._ready) >= self._ahead and not self._closed:
+                while not self._asked and not self._closed:
                     self._lock.wait()
                 if self._closed:
                     break
@@ -106,6 +112,7 @@ class ThreadReader:
             else:
                 entry, end = (True, value), value is self._default
             with self._lock:
+                self._asked = False
                 if not self._closed:
                     self._ready.append(entry)
                 self._ended = end

@@ -101,7 +101,7 @@ def test_a_generator_left_early_is_closed_on_its_thread(tmp_path: Any) -> None:
 
 
 def test_a_fast_generator_is_read_whole_and_in_order(tmp_path: Any) -> None:
-    """Read a few events ahead on its thread, a generator of 2,000 pieces gives them all, in order, once."""
+    """Read one event at a time on its thread, a generator of 2,000 pieces gives them all, in order, once."""
     pieces = [f"{i} " for i in range(2000)]
 
     def agent(run_input: Any) -> Any:
@@ -119,3 +119,33 @@ def test_a_fast_generator_is_read_whole_and_in_order(tmp_path: Any) -> None:
 
     handle = asyncio.run(main())
     assert handle.status == "ok" and handle.result() == "".join(pieces)
+
+
+def test_a_generator_runs_no_step_past_the_event_that_ended_the_run(tmp_path: Any) -> None:
+    """Each step of a sync generator may act (a server-side tool, a paid call): it is read only when asked for, so
+    once an event ends the run, no further step runs and no event is read only to be dropped."""
+    stepped: list[int] = []
+    closed = threading.Event()
+
+    def agent(run_input: Any) -> Any:
+        try:
+            yield START
+            yield {"type": "TEXT_MESSAGE_CONTENT", "messageId": "nope", "delta": "x"}  # no START: the run ends error
+            for i in range(200):
+                stepped.append(i)
+                yield {"type": "TEXT_MESSAGE_START", "messageId": f"m{i}", "role": "assistant"}
+        finally:
+            closed.set()
+
+    async def main() -> Any:
+        handle = start("hi", using=AGUIAdapter(agent), runs_dir=tmp_path / "runs")
+        await asyncio.wait_for(handle, 20)
+        for _ in range(200):  # the reader's thread closes the generator once the loop has let it go
+            if closed.is_set():
+                break
+            await asyncio.sleep(0.01)
+        return handle
+
+    handle = asyncio.run(main())
+    assert handle.status == "error" and closed.is_set()
+    assert stepped == []
