@@ -10,20 +10,27 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import inspect
+import sqlite3
 import threading
+import weakref
 from collections import deque
 from collections.abc import Callable, Coroutine, Iterator
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 
-__all__ = ["run_in_thread", "run_sync", "ThreadReader"]
+__all__ = ["run_in_thread", "run_sync", "ThreadReader", "one_call_at_a_time", "thread_bound_hint"]
 
 
-async def run_in_thread(fn: Callable[..., Any], *args: Any, name: str = "noesis_nb-worker", **kwargs: Any) -> Any:
+async def run_in_thread(
+    fn: Callable[..., Any], *args: Any, name: str = "noesis_nb-worker", lock: threading.Lock | None = None, **kwargs: Any
+) -> Any:
     """Await ``fn(*args, **kwargs)`` run on a new daemon thread, in a copy of the caller's context.
 
-    Cancelling the await does not stop the thread (Python cannot); its late result is dropped.
+    With ``lock``, the thread holds it around the call alone (calls sharing it never overlap; the loop never waits for
+    it, so a call that waits for something on the loop cannot deadlock it). Cancelling the await does not stop a
+    call that started (Python cannot); its late result is dropped; a call still waiting for the lock is not made.
     """
     loop = asyncio.get_running_loop()
     future: asyncio.Future[Any] = loop.create_future()
@@ -33,9 +40,17 @@ async def run_in_thread(fn: Callable[..., Any], *args: Any, name: str = "noesis_
         if not future.done():
             setter(value)
 
+    def call() -> Any:
+        if lock is None:
+            return context.run(fn, *args, **kwargs)
+        with lock:
+            if future.done():  # cancelled while it waited for its turn: nobody wants its answer
+                raise asyncio.CancelledError
+            return context.run(fn, *args, **kwargs)
+
     def target() -> None:
         try:
-            value = context.run(fn, *args, **kwargs)
+            value = call()
         except BaseException as exc:  # handed to the awaiting coroutine
             outcome: tuple[Callable[[Any], None], Any] = (future.set_exception, exc)
         else:
@@ -47,6 +62,47 @@ async def run_in_thread(fn: Callable[..., Any], *args: Any, name: str = "noesis_
 
     threading.Thread(target=target, name=name, daemon=True).start()
     return await future
+
+
+_locks: weakref.WeakKeyDictionary[Any, threading.Lock] = weakref.WeakKeyDictionary()
+_kept_locks: dict[int, tuple[Any, threading.Lock]] = {}  # callables that take no weak reference: kept alive
+_locks_guard = threading.Lock()
+
+
+def one_call_at_a_time(fn: Any) -> threading.Lock:
+    """The lock that makes calls of one user callable never overlap (one per object; a bound method's is its
+    object's, since its methods share its state)."""
+    owner = getattr(fn, "__self__", None) if inspect.ismethod(fn) else fn
+    with _locks_guard:
+        try:
+            lock = _locks.get(owner)
+            if lock is None:
+                lock = _locks[owner] = threading.Lock()
+            return lock
+        except TypeError:  # unhashable or no weak reference
+            kept = _kept_locks.get(id(owner))
+            if kept is None or kept[0] is not owner:
+                kept = _kept_locks[id(owner)] = (owner, threading.Lock())
+            return kept[1]
+
+
+def thread_bound_hint(exc: BaseException, what: str) -> BaseException | None:
+    """For an error a callable run on a worker thread raised because it needs the notebook's thread or loop (an
+    sqlite3 connection made in the notebook, ``asyncio.get_running_loop()``), the same error naming the fix."""
+    text = str(exc)
+    thread_bound = isinstance(exc, sqlite3.ProgrammingError) and "same thread" in text
+    loop_bound = isinstance(exc, RuntimeError) and "event loop" in text and ("no running" in text or "no current" in text)
+    if not (thread_bound or loop_bound):
+        return None
+    needs = "an object bound to the notebook's thread" if thread_bound else "the running loop"
+    try:
+        hinted = type(exc)(
+            f"{text} — {what} is a plain function, so it runs on a worker thread, one call at a time; to use {needs}, "
+            "write it as `async def`: it then runs on the notebook's loop"
+        )
+    except Exception:
+        return None
+    return hinted
 
 
 class ThreadReader:

@@ -24,7 +24,7 @@ from ulid import ULID
 from .. import tools as tc
 from .._envvars import principal_from_env, principal_problem
 from .._safetext import safe_repr, type_name
-from .._threads import run_in_thread
+from .._threads import one_call_at_a_time, run_in_thread, thread_bound_hint
 from .._unstarted import awaited_entry, mark_coroutine_function
 from ..capture import claim_manual
 from ..errors import EpisodeStateError, InvalidIdError, InvalidOptionError, ToolRejected
@@ -704,11 +704,22 @@ async def _ask_policy(policy: Any, pending: PendingApproval) -> tuple[bool, str 
         raise ValueError(f"approver={quoted(policy)}: use 'ask', 'auto', 'deny' or a callable taking a PendingApproval")
     if inspect.iscoroutinefunction(policy) or inspect.iscoroutinefunction(type(policy).__call__):
         verdict = policy(pending)
-    else:  # a sync policy may block (a review service asked over blocking HTTP): on its own thread, the loop runs on
-        verdict = await run_in_thread(policy, pending, name="noesis_nb-approver")
+    else:  # a sync policy may block (a review service asked over blocking HTTP): on its own thread, the loop runs on;
+        # its calls never overlap (as on the loop, where they ran one at a time: a budget it keeps stays a budget)
+        try:
+            verdict = await run_in_thread(policy, pending, name="noesis_nb-approver", lock=one_call_at_a_time(policy))
+        except Exception as exc:
+            hinted = thread_bound_hint(exc, f"the approver {_policy_name(policy)}")
+            if hinted is None:
+                raise
+            raise hinted from exc
     if inspect.isawaitable(verdict):
         verdict = await verdict
     return interpret_verdict(verdict)
+
+
+def _policy_name(policy: Any) -> str:
+    return str(getattr(policy, "__qualname__", None) or type(policy).__qualname__)
 
 
 def interpret_verdict(verdict: Any) -> tuple[bool, str | None] | None:

@@ -20,7 +20,7 @@ from typing import Any
 
 from .._jsonio import bounded_jsonable
 from .._safetext import error_text, safe_repr, safe_str
-from .._threads import run_in_thread
+from .._threads import one_call_at_a_time, run_in_thread, thread_bound_hint
 from ..capture import episode_capture, resolve_option
 from ..errors import (
     WRITE_REFUSALS,
@@ -469,8 +469,19 @@ class Episode:
         since = len(rec.events)
         if self.adapter.input_mapper is None:
             payload = opts.task
-        else:  # the user's mapper may block (a lookup building the agent's input): on a thread, the loop runs on
-            payload = await run_in_thread(self.adapter.prepare_input, opts.task, name=f"noesis_nb-input-{self.label}")
+        elif inspect.iscoroutinefunction(mapper := self.adapter.input_mapper):  # runs on the loop
+            payload = await mapper(opts.task)
+        else:  # the user's mapper may block (a lookup building the agent's input): on a thread, the loop runs on;
+            # one call at a time (a batch's episodes share it), as on the loop
+            try:
+                payload = await run_in_thread(
+                    mapper, opts.task, name=f"noesis_nb-input-{self.label}", lock=one_call_at_a_time(mapper)
+                )
+            except Exception as exc:
+                hinted = thread_bound_hint(exc, "the input mapper")
+                if hinted is None:
+                    raise
+                raise hinted from exc
         reasons: list[str]
         try:
             try:

@@ -149,3 +149,38 @@ def test_a_generator_runs_no_step_past_the_event_that_ended_the_run(tmp_path: An
     handle = asyncio.run(main())
     assert handle.status == "error" and closed.is_set()
     assert stepped == []
+
+
+def test_a_plain_function_that_needs_the_loop_is_told_to_be_async(tmp_path: Any) -> None:
+    """A plain function runs on a thread, where no loop runs: one that starts a task (a queue bridge) fails with an
+    error naming the fix, `async def`, and written so it runs on the loop and streams."""
+
+    def bridge(run_input: Any) -> Any:
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+
+        async def producer() -> None:
+            for event in [START, *_text("bridged"), END, None]:
+                await queue.put(event)
+
+        task = asyncio.get_running_loop().create_task(producer())
+
+        async def events() -> Any:
+            while (event := await queue.get()) is not None:
+                yield event
+            await task
+
+        return events()
+
+    async def bridge_async(run_input: Any) -> Any:
+        return bridge(run_input)
+
+    async def main(agent: Any, runs: Any) -> Any:
+        handle = start("hi", using=AGUIAdapter(agent), runs_dir=runs)
+        await asyncio.wait_for(handle, 20)
+        return handle
+
+    plain = asyncio.run(main(bridge, tmp_path / "plain"))
+    assert plain.status == "error"
+    assert "no running event loop" in str(plain.error) and "async def" in str(plain.error)
+    written = asyncio.run(main(bridge_async, tmp_path / "async"))
+    assert written.status == "ok" and written.result() == "bridged"

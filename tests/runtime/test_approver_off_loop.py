@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import sqlite3
 import sys
 import threading
 from pathlib import Path
@@ -45,3 +46,106 @@ def test_a_blocking_sync_approver_leaves_the_loop_free_and_sees_the_callers_cont
     assert handle.status == "ok", handle.error
     assert "written" in handle.result()["stdout"]
     assert seen == ["the caller"]
+
+
+def _add(x: int) -> int:
+    return x + 1
+
+
+def test_calls_of_one_sync_policy_never_overlap_so_its_budget_holds(tmp_path: Path) -> None:
+    """Six writes asked at once share a plain policy that approves two: its calls run one at a time (as they did on
+    the loop), so exactly two are approved, however the threads are scheduled."""
+    inside, most, approved = [0], [0], [0]
+    entered = threading.Condition()
+
+    def budget(pending: Any) -> bool:
+        with entered:
+            inside[0] += 1
+            most[0] = max(most[0], inside[0])
+            entered.notify_all()
+            entered.wait_for(lambda: inside[0] > 1, timeout=0.05)  # gives an overlapping call time to come in
+        ok = approved[0] < 2
+        if ok:
+            approved[0] += 1
+        with entered:
+            inside[0] -= 1
+        return ok
+
+    async def agent(task: str, ctx: Any) -> Any:
+        async def write() -> str:
+            try:
+                await ctx.tool_async("fs.write", {"kwargs": {"x": 1}}, protocol="python", fn=_add, effect="write", risk="high")
+            except Exception as exc:
+                return type(exc).__name__
+            return "ran"
+
+        return await asyncio.gather(*(write() for _ in range(6)))
+
+    async def main() -> Any:
+        handle = noesis_nb.start("budget", using=agent, approver=budget, runs_dir=tmp_path / "runs")
+        await asyncio.wait_for(handle, 20)
+        return handle
+
+    handle = asyncio.run(main())
+    assert handle.status == "ok", handle.error
+    assert most[0] == 1
+    assert sorted(handle.result()).count("ran") == 2
+    assert (noesis_nb.tools_df(tmp_path / "runs").status == "succeeded").sum() == 2
+
+
+def test_a_sync_policy_using_the_notebooks_sqlite_connection_is_told_to_be_async(tmp_path: Path) -> None:
+    """A connection made on the notebook's thread refuses a worker thread: the error names the fix, `async def`,
+    and the same policy written `async def` runs on the loop and reads it."""
+    db = sqlite3.connect(":memory:")
+    db.execute("create table allow(tool text)")
+    db.execute("insert into allow values ('fs.write')")
+
+    def listed(pending: Any) -> bool:
+        return db.execute("select 1 from allow where tool=?", (pending.tool.split("@")[0],)).fetchone() is not None
+
+    async def listed_async(pending: Any) -> bool:
+        return listed(pending)
+
+    def agent(task: str, ctx: Any) -> Any:
+        return ctx.tool("fs.write", {"kwargs": {"x": 1}}, protocol="python", fn=_add, effect="write", risk="high")
+
+    async def main(policy: Any, runs: Path) -> Any:
+        handle = noesis_nb.start("listed", using=agent, approver=policy, runs_dir=runs)
+        await asyncio.wait_for(handle, 20)
+        return handle
+
+    plain = asyncio.run(main(listed, tmp_path / "plain"))
+    assert plain.status == "error"
+    assert "same thread" in str(plain.error) and "async def" in str(plain.error)
+    written = asyncio.run(main(listed_async, tmp_path / "async"))
+    assert written.status == "ok" and written.result() == {"result": 2}
+
+
+def test_an_input_mapper_using_the_notebooks_sqlite_connection_is_told_to_be_async(tmp_path: Path) -> None:
+    db = sqlite3.connect(":memory:")
+    db.execute("create table prompt(text text)")
+    db.execute("insert into prompt values ('ask: ')")
+
+    def agent(task: str) -> str:
+        return task
+
+    agent.__noesis_input_mapper__ = lambda task: db.execute("select text from prompt").fetchone()[0] + task  # type: ignore[attr-defined]
+
+    async def main() -> Any:
+        handle = noesis_nb.start("t", using=agent, runs_dir=tmp_path / "runs")
+        await asyncio.wait_for(handle, 20)
+        return handle
+
+    handle = asyncio.run(main())
+    assert handle.status == "error"
+    assert "same thread" in str(handle.error) and "async def" in str(handle.error)
+    agent.__noesis_input_mapper__ = _async_prompt(db)  # type: ignore[attr-defined]
+    handle = asyncio.run(main())
+    assert handle.status == "ok" and handle.result() == "ask: t"
+
+
+def _async_prompt(db: sqlite3.Connection) -> Any:
+    async def prompt(task: str) -> str:  # runs on the loop: the notebook's connection reads
+        return str(db.execute("select text from prompt").fetchone()[0]) + task
+
+    return prompt

@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from ..._threads import ThreadReader, run_in_thread
+from ..._threads import ThreadReader, run_in_thread, thread_bound_hint
 from ...errors import AgentCancelled, EpisodeStateError
 from ...secrets import for_run, is_secret_key, shown_cut
 from ...secrets.quoted import quoted
@@ -202,7 +202,13 @@ class AGUIAdapter:
 
     async def _run_once(self, run_input: Any, folder: AGUIFolder, ctx: Any) -> None:
         if _plain_function(self._call):  # it may block before its first event (a sync client connecting): off the loop
-            stream = await run_in_thread(self._call, run_input, name="noesis_nb-agui-call")
+            try:
+                stream = await run_in_thread(self._call, run_input, name="noesis_nb-agui-call")
+            except Exception as exc:
+                hinted = thread_bound_hint(exc, "the AG-UI agent function")
+                if hinted is None:
+                    raise
+                raise hinted from exc
         else:
             stream = self._call(run_input)
         if inspect.isawaitable(stream):
