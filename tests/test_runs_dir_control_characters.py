@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import html
 import os
 from pathlib import Path
 
@@ -135,3 +136,17 @@ def test_a_root_given_as_a_word_is_echoed_escaped_in_the_usage_error(tmp_path: P
     message = str(said.value)
     assert "\u202e" not in message, message
     assert "unrecognized arguments: " + repr(str(root)) in message and "--runs-dir " + repr(str(root)) in message, message
+
+
+@pytest.mark.parametrize("name", ["runs\u202eevil", "runs\x1b[31mx"])
+def test_an_empty_root_listed_by_the_magic_is_named_escaped(tmp_path: Path, name: str) -> None:
+    """``%noesis list --runs-dir <root>`` of a root holding no run said "no runs in <root> yet" with the root's raw
+    U+202E or ESC, in its text and its HTML: the root is shown quoted and escaped, as the usage error shows it."""
+    root = tmp_path / name
+    root.mkdir()
+    with noesis_shell() as shell:
+        table = shell.run_line_magic("noesis", f"list --runs-dir '{root}'")
+    text, page = str(table), table._repr_html_()
+    assert name[4] not in text and name[4] not in page, (text, page)
+    assert f"no runs in {str(root)!r} yet" in text, text
+    assert f"no runs in {str(root)!r} yet" in html.unescape(page), page

@@ -130,16 +130,50 @@ def real_id(value: Any) -> str | None:
     return None if not bare.strip("0-") or bare.lower() in _PLACEHOLDERS else value
 
 
-_PROVIDER = re.compile(r"[A-Za-z][\w.-]*:(?=.)")  # ``anthropic:`` of ``anthropic:claude-sonnet-4-0``
+#: a ``provider:`` prefix (``anthropic:claude-sonnet-4-0``, as pydantic-ai and others name a model): only a name
+#: that is no model family's, since Ollama's ``mistral:7b``, ``llama3.1:latest`` and ``qwen2:7b`` are a model and its
+#: tag, and Bedrock's ``anthropic.claude-3-5-sonnet-20241022-v2:0`` and OpenRouter's ``…-instruct:free`` end in one
+_PROVIDERS = frozenset(
+    {
+        "openai",
+        "anthropic",
+        "azure",
+        "azure_ai",
+        "google",
+        "google-gla",
+        "google-vertex",
+        "gemini",
+        "vertex",
+        "vertexai",
+        "vertex_ai",
+        "bedrock",
+        "groq",
+        "cohere",
+        "openrouter",
+        "together",
+        "together_ai",
+        "fireworks",
+        "fireworks_ai",
+        "xai",
+        "deepseek",
+        "huggingface",
+        "cerebras",
+        "perplexity",
+        "heroku",
+        "github",
+        "litellm",
+    }
+)
 # a dated or versioned name's tail: ``-2024-07-18``, ``-20250514``, ``-0613``, ``-002``
 _VERSION = re.compile(r"-(?:\d{4}-\d{2}-\d{2}|\d{8}|\d{3,4})")
 
 
 def _bare_model(name: str) -> str:
-    """A model name without case or a provider prefix (``openai/``, ``azure/``, ``anthropic:``)."""
-    name = name.rpartition("/")[2]
-    prefix = _PROVIDER.match(name)
-    return (name[prefix.end() :] if prefix else name).lower()
+    """A model name without case or a provider prefix (``openai/``, ``azure/``, ``anthropic:``; ``_PROVIDERS``).
+    A ``:tag`` is the name's own (``llama3.1:latest`` is not ``llama3.1:8b``, ``…-v2:0`` not ``…-v1:0``)."""
+    name = name.rpartition("/")[2].lower()
+    provider, colon, rest = name.partition(":")
+    return rest if colon and rest and provider in _PROVIDERS else name
 
 
 def _one_model(a: str, b: str) -> bool:

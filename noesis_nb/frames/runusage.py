@@ -105,14 +105,15 @@ def _day(stamp: Any) -> datetime | None:
 def _calls_read(record: RunRecord) -> bool:
     """Whether the run's calls are known, none or not: its summary counts them (``model_calls`` 0, as an older
     release wrote it with null totals, or per-model sums), or its log was read whole: there, not gone, and no
-    part of it left unread (a file that cannot be read, a sealed run without its log)."""
+    part of it left unread (a file that cannot be read, a sealed run without its log, a line that cannot be read:
+    it may have been a call, so "none" is not known, as ``DiskRun`` reads it)."""
     if record["calls_from"] == "summary":
         return True
     ref = record["ref"]
     if record["stamp"].get("events.jsonl") is None:  # no log
         return False
     url = ref.fs.url(ref.file("events.jsonl"))
-    return not any(p.path == url and p.line is None for p in record["problems"])
+    return not any(p.path == url for p in record["problems"])
 
 
 def run_usage(records: list[RunRecord], prices: Any) -> pd.DataFrame:

@@ -43,7 +43,7 @@ from ..tools._files import check_id
 from ..tools.names import split_tool_name
 from .abandoned import abandon_held_draft, abandon_paused_draft, episode_stopping
 from .gate import Decision, PendingApproval, to_decision
-from .handreport import plain_figures, reported_text
+from .handreport import cut_texts, plain_figures, reported_text
 from .interrupt import interrupts_noted, killed_by_interrupt
 from .lifecycle import act_parent, emit_candidate, is_vetoed, record_action
 from .pause import EpisodePaused
@@ -152,6 +152,8 @@ class EpisodeContext:
             figures = plain_figures({k: payload[k] for k in (*_TOKEN_ARGS, "latency_ms", "cost_usd") if k in payload})
             if any(type(payload[k]) is not type(v) for k, v in figures.items()):  # a numpy int, a float subclass
                 payload = {**payload, **figures}
+            if cut := cut_texts(payload):  # a megabyte model name is stored cut, as ``model_call`` stores it
+                payload = {**payload, **cut}
         if phase in _VERBS:
             if missing := missing_verb_minimum(phase, payload):
                 raise ValueError(

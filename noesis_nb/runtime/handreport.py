@@ -5,8 +5,9 @@ from ``df.tok.sum()`` is a count, and a latency or cost of any number kind (a fl
 billing ``Decimal``) is the nearest float; a float subclass or a ``Fraction`` was written as its text
 (``"Fraction(1, 3)"``), which every view then read as unknown. Its texts (model, provider, request id) follow the
 rule captured calls follow (``capture.usage.text``: one longer than 256 characters is stored cut), and, as a
-tool's name, are refused when blank or holding a control or invisible character: typed by a person, such a name
-is a slip that would never match its price or another record of the same call.
+tool's name, are refused when holding a control or invisible character, or, for the model, blank: typed by a
+person, such a name is a slip that would never match its price or another record of the same call. A blank provider
+or request id (``headers.get("x-request-id", "")``) is unknown, as capture reads a blank id.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from ..errors import InvalidOptionError
 from ..secrets.quoted import quoted
 from ..store.vocab import TOKEN_FIELDS
 
-__all__ = ["plain_figures", "reported_text"]
+__all__ = ["cut_texts", "plain_figures", "reported_text"]
 
 
 def plain_figures(given: dict[str, Any]) -> dict[str, Any]:
@@ -70,8 +71,9 @@ def _exact(value: Any, *, whole: bool) -> int | float | None:
 
 def reported_text(key: str, value: Any, *, required: bool = False) -> str | None:
     """A model name, provider or request id as it is stored: text, cut past 256 characters as a captured call's
-    is. Refused (``InvalidOptionError``, naming it): not text, blank, or holding a control or invisible
-    character (a line break, a NUL, a bidi override); None stays None unless ``required``."""
+    is. Refused (``InvalidOptionError``, naming it): not text, or holding a control or invisible character (a line
+    break, a NUL, a bidi override). None, or blank text (``""``, ``" "``), is unknown (None) unless ``required``:
+    then it is refused."""
     if value is None and not required:
         return None
     example = {"model": "'gpt-4o-mini'", "provider": "'openai'", "request_id": "'chatcmpl-…'"}.get(key, "'name'")
@@ -80,6 +82,8 @@ def reported_text(key: str, value: Any, *, required: bool = False) -> str | None
             f"{key} must be text such as {example}" + ("" if required else " or None") + f", got a {type_name(value)}"
         )
     if not value.strip():
+        if not required:  # ``headers.get("x-request-id", "")``: an absent optional text, as capture reads a blank id
+            return None
         raise InvalidOptionError(f"{key}={quoted(value, 60)} is blank; give it as text such as {example}")
     if not value.isprintable() or visible(value, exact=True) != value:  # a line break is no invisible character
         raise InvalidOptionError(
@@ -87,3 +91,14 @@ def reported_text(key: str, value: Any, *, required: bool = False) -> str | None
             f"override), which no {key.replace('_', ' ')} has; type it again, e.g. {example}"
         )
     return text(value)
+
+
+#: the texts of a ``model.call`` payload that ``reported_text`` reads for ``ctx.model_call``
+_TEXTS = ("model", "provider", "request_id")
+
+
+def cut_texts(payload: dict[str, Any]) -> dict[str, str]:
+    """The texts of a ``model.call`` given to ``ctx.emit`` that are longer than 256 characters, cut as
+    ``reported_text`` cuts them ({} when none is): only cut, never refused there, since adapters emit such
+    events themselves."""
+    return {k: str(text(v)) for k in _TEXTS if isinstance(v := payload.get(k), str) and v and text(v) != v}

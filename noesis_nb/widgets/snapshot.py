@@ -10,7 +10,9 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from .._safetext import visible
 from ..secrets import shown
+from ..secrets.quoted import quoted
 from .cards import pending_html, veto_html
 from .render import (
     _short,
@@ -162,10 +164,16 @@ EMPTY_RUNS_HINT = (
 )
 
 
+def _where(where: str) -> str:
+    """The runs root as the hint shows it: as typed, or quoted and escaped (``'runs\\u202egpj.exe'``) when it holds
+    a control, bidi or invisible character (a U+202E shown raw reorders the line), as a usage error shows a word."""
+    return where if where.isprintable() and visible(where, exact=True) == where else quoted(where, 200)
+
+
 def runs_table_html(rows: Iterable[Mapping[str, Any]], *, where: str = "the runs dir", note: str = "") -> str:
     rows = list(rows)
     if not rows:
-        return _utf8(f"<p>{esc(EMPTY_RUNS_HINT.format(where=where, note=note))}</p>")  # plain words, like the other hints
+        return _utf8(f"<p>{esc(EMPTY_RUNS_HINT.format(where=_where(where), note=note))}</p>")  # plain words, like the other hints
     head = "".join(f"<th>{_HEADINGS.get(c, c)}</th>" for c in _RUN_COLUMNS)
     body = "".join("<tr>" + "".join(f"<td>{esc(_cell(r, c))}</td>" for c in _RUN_COLUMNS) + "</tr>" for r in rows)
     return _utf8(f'<table style="font-size:12px"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>')
@@ -180,7 +188,7 @@ def _utf8(text: str) -> str:
 def runs_table_text(rows: Iterable[Mapping[str, Any]], *, where: str = "the runs dir", note: str = "") -> str:
     rows = list(rows)
     if not rows:
-        return _utf8(EMPTY_RUNS_HINT.format(where=where, note=note))
+        return _utf8(EMPTY_RUNS_HINT.format(where=_where(where), note=note))
     lines = [f"{'STARTED':20} {'EPISODE_ID':30} {'STATUS':9} TASK"]
     for r in rows:
         lines.append(  # the id and status as any name read from a run's files: a terminal escape or bidi mark shown;

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 import noesis_nb
+from noesis_nb.capture.scope import same_models
 
 from .provider_stub import DEFAULT, ProviderStub, Reply, chat_completion
 from .recorded_calls import checked_calls, model_event_ids
@@ -71,3 +72,61 @@ def test_a_report_without_an_id_naming_another_model_is_another_call(stub: Provi
     # before: "gpt-4o" was taken for the gpt-4o-mini-2024-07-18 call (a prefix of its name) and written nowhere
     assert [(p.get("capture"), p["model"]) for p in calls] == [("openai", "gpt-4o-mini-2024-07-18"), (None, report_as)]
     assert ids[1] == returned
+
+
+def _captured_then_reported(stub: ProviderStub, runs_dir: Path, captured: str, reported: str) -> list[dict[str, Any]]:
+    """The episode's model calls when a call of ``captured`` is made through the client and another of ``reported``,
+    with the same counts and no id, is reported by hand."""
+    stub.script("/v1/chat/completions", Reply(body={**chat_completion(captured, DEFAULT, "c1"), "model": captured}))
+
+    def agent(task: str, ctx: Any) -> str:
+        client = openai.OpenAI(base_url=stub.openai_url, api_key="sk-test", max_retries=0)
+        usage = client.chat.completions.create(model=captured, messages=MSG).usage
+        ctx.model_call(reported, input_tokens=usage.prompt_tokens, output_tokens=usage.completion_tokens)
+        return "ok"
+
+    return checked_calls(runs_dir, noesis_nb.solve("tags", using=agent, runs_dir=runs_dir))
+
+
+@pytest.mark.parametrize(
+    ("captured", "reported"),
+    [
+        ("anthropic.claude-3-5-sonnet-20241022-v2:0", "meta.llama3-70b-instruct-v1:0"),  # Bedrock: both end ':0'
+        ("llama3.1:latest", "mistral:latest"),  # Ollama: a model and its tag
+        ("mistral:7b", "qwen2:7b"),
+        ("llama3.1:latest", "llama3.1:8b"),  # one family, two tags: two models
+        ("meta-llama/llama-3-8b-instruct:free", "google/gemma-2-9b-it:free"),  # OpenRouter's free tier
+    ],
+)
+def test_a_report_naming_another_model_with_the_same_tag_is_another_call(
+    stub: ProviderStub, runs_dir: Path, captured: str, reported: str
+) -> None:
+    # before: each name was read as its tag ('0', 'latest', '7b', 'free') and the report taken for the captured call
+    calls = _captured_then_reported(stub, runs_dir, captured, reported)
+    assert [(p.get("capture"), p["model"]) for p in calls] == [("openai", captured), (None, reported)]
+
+
+@pytest.mark.parametrize(
+    ("captured", "reported"),
+    [
+        ("anthropic.claude-3-5-sonnet-20241022-v2:0", "bedrock:anthropic.claude-3-5-sonnet-20241022-v2:0"),
+        ("llama3.1:latest", "LLAMA3.1:latest"),
+        ("claude-sonnet-4-0", "anthropic:claude-sonnet-4-0"),
+        ("gemini-2.0-flash", "google-gla:gemini-2.0-flash"),
+        ("llama-3-8b-instruct:free", "openrouter:meta-llama/llama-3-8b-instruct:free"),
+    ],
+)
+def test_a_report_naming_the_model_with_a_provider_prefix_or_its_tag_is_that_call(
+    stub: ProviderStub, runs_dir: Path, captured: str, reported: str
+) -> None:
+    calls = _captured_then_reported(stub, runs_dir, captured, reported)
+    assert [(p.get("capture"), p["model"]) for p in calls] == [("openai", captured)]
+
+
+def test_a_model_and_its_dated_name_are_one_model_a_preview_of_another_name_is_not() -> None:
+    """A date or a version number after a name is that model's snapshot (``gpt-4`` answers as ``gpt-4-0613``);
+    ``gpt-4-1106-preview`` is another model (GPT-4 Turbo's preview), which ``gpt-4`` never answers as."""
+    assert same_models(("gpt-4",), ("gpt-4-0613",), unknown_agrees=False)
+    assert same_models(("claude-3-5-sonnet",), ("claude-3-5-sonnet-20241022",), unknown_agrees=False)
+    assert not same_models(("gpt-4",), ("gpt-4-1106-preview",), unknown_agrees=False)
+    assert not same_models(("ft:gpt-4o-mini:acme::AAA",), ("ft:gpt-4o-mini:acme::BBB",), unknown_agrees=False)

@@ -13,9 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pytest
 
 import noesis_nb
+from noesis_nb.frames import LoadProblemsWarning
 from noesis_nb.widgets.money import money
+
+from .runkit import basic_events, write_run
 
 TOKENS = ("input_tokens", "output_tokens", "cached_input_tokens", "cache_write_input_tokens", "reasoning_tokens")
 
@@ -105,4 +109,21 @@ def test_a_view_of_a_run_with_a_line_it_cannot_read_does_not_say_no_calls(runs_d
     log = runs_dir / ep / "events.jsonl"
     lines = log.read_bytes().splitlines(keepends=True)
     log.write_bytes(b"".join([*lines[:2], b'{"phase": "model", "payload": {"event_name": "model.ca\n', *lines[2:]]))
+    assert _header(runs_dir / ep) == "— | —"
+
+
+def test_a_run_with_a_line_it_cannot_read_and_no_call_read_totals_unknown_in_the_frames(runs_dir: Path) -> None:
+    """The frames read such a log as the view does: its calls unknown (tokens, cost, priced and the batch's tokens
+    per task), not 0 at $0.00. The run has no summary, so its log is all there is to count from."""
+    ep = "ep_torn"
+    events = [e for e in basic_events(ep) if e["phase"] != "model"]
+    # a model.call line damaged on disk (a NUL where a byte was): it cannot be read
+    bad = b'{"episode_id":"ep_torn","payload":{"event_name":"model.call","input_tokens":1000,"model":"gpt-4o"\x00}}\n'
+    write_run(runs_dir, ep, events, extra_lines=[bad])
+    with pytest.warns(LoadProblemsWarning):
+        runs = noesis_nb.runs_df(runs_dir)
+    row = runs.set_index("episode_id").loc[ep]
+    # before: 0 tokens, $0.00, priced True (batch_summary 0.0 tokens per task), while the view said unknown
+    assert pd.isna(row.input_tokens) and pd.isna(row.cost_usd) and row.priced is not True, row
+    assert pd.isna(noesis_nb.batch_summary(runs)["tokens_per_task"]).all()
     assert _header(runs_dir / ep) == "— | —"

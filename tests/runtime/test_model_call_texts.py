@@ -2,8 +2,9 @@
 
 They were written whole and unchecked: a 1,000,000-character name was stored at full length (and screened and
 read with every view), a blank name, a NUL or a U+202E accepted. Now one longer than 256 characters is stored
-cut as a captured call's is, and a blank one or one holding a control or invisible character is refused
-naming it, as a tool's name is.
+cut as a captured call's is, and one holding a control or invisible character, or a blank model, is refused
+naming it, as a tool's name is. A blank provider or request id (``headers.get("x-request-id", "")``) is unknown,
+as capture reads a blank id: the call is written without it.
 """
 
 from __future__ import annotations
@@ -42,8 +43,8 @@ BAD = [
     ("model", "gpt\x00x"),
     ("model", "gpt\u202eini-o4"),
     ("model", "gpt\u200b4o"),
-    ("provider", "\n"),
-    ("provider", ""),
+    ("provider", "open\nai"),
+    ("provider", "openai\u202e"),
     ("request_id", "req\x1b[31m"),
 ]
 
@@ -68,3 +69,37 @@ def test_a_blank_name_or_one_with_a_control_or_invisible_character_is_refused_na
     assert message.startswith(f"{key}={shown} "), message
     assert "is blank" in message or "holds a control or invisible character" in message, message
     assert _model_events(runs_dir / ep) == []
+
+
+@pytest.mark.parametrize("given", [{"request_id": ""}, {"request_id": " "}, {"provider": ""}, {"provider": "  "}])
+def test_a_blank_provider_or_request_id_is_unknown_and_the_call_written(runs_dir: Path, given: dict[str, str]) -> None:
+    def agent(task: str, ctx: Any) -> str:
+        ctx.model_call("gpt-4o", input_tokens=3, output_tokens=2, **given)
+        return "ok"
+
+    ep = noesis_nb.solve("blank", using=agent, runs_dir=runs_dir)
+    # before: InvalidOptionError, the run ended in error and no call was written
+    assert orjson.loads((runs_dir / ep / "summary.json").read_bytes())["status"] == "ok"
+    [written] = _model_events(runs_dir / ep)
+    assert (written["model"], written["input_tokens"], written["output_tokens"]) == ("gpt-4o", 3, 2)
+    assert written["provider"] is None and "request_id" not in written
+
+
+def test_a_model_call_given_to_emit_has_its_long_texts_stored_cut(runs_dir: Path) -> None:
+    """``ctx.emit`` of a ``model.call`` cuts its texts as ``ctx.model_call`` does; it refuses nothing (adapters emit
+    such events themselves)."""
+
+    def agent(task: str, ctx: Any) -> str:
+        payload = {"event_name": "model.call", "model": "m" * 1_000_000, "provider": "p" * 300, "request_id": "r" * 257}
+        ctx.emit("model", {**payload, "input_tokens": 1, "output_tokens": 1})
+        ctx.emit("model", {"event_name": "model.call", "model": "gpt-4o", "provider": "", "input_tokens": 1})
+        return "ok"
+
+    ep = noesis_nb.solve("emit long", using=agent, runs_dir=runs_dir)
+    first, second = _model_events(runs_dir / ep)
+    # before: the 1,000,000-character name was stored whole
+    assert first["model"] == "m" * 256 + "… [cut: 1000000 characters]"
+    assert first["provider"] == "p" * 256 + "… [cut: 300 characters]"
+    assert first["request_id"] == "r" * 256 + "… [cut: 257 characters]"
+    assert (second["model"], second["provider"]) == ("gpt-4o", "")
+    assert (runs_dir / ep / "events.jsonl").stat().st_size < 20_000
