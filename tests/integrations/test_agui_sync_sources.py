@@ -184,3 +184,39 @@ def test_a_plain_function_that_needs_the_loop_is_told_to_be_async(tmp_path: Any)
     assert "no running event loop" in str(plain.error) and "async def" in str(plain.error)
     written = asyncio.run(main(bridge_async, tmp_path / "async"))
     assert written.status == "ok" and written.result() == "bridged"
+
+
+def test_a_generator_is_closed_before_its_interrupt_is_decided(tmp_path: Any) -> None:
+    """An interrupt is asked about only once the stream's read has ended: the generator ran to its end past its
+    RUN_FINISHED (the one read that looks for a next run) and was closed before the approver decided, so nothing it
+    does waits on, or runs ahead of, the decision; the resumed run is a new call."""
+    steps: list[str] = []
+    closed: list[int] = []
+    seen_at_decision: list[tuple[list[str], list[int]]] = []
+    asked = {"id": "i1", "reason": "delete_db", "message": "Delete prod?"}
+
+    def agent(run_input: Any) -> Any:
+        if closed:  # the resumed run
+            yield START
+            yield from _text("deleted")
+            yield END
+            return
+        try:
+            yield START
+            yield {**END, "outcome": {"type": "interrupt", "interrupts": [asked]}}
+            steps.append("after RUN_FINISHED")  # run by the read looking for a next run
+        finally:
+            closed.append(len(steps))
+
+    def approver(pending: Any) -> bool:
+        seen_at_decision.append((list(steps), list(closed)))
+        return True
+
+    async def main() -> Any:
+        handle = start("hi", using=AGUIAdapter(agent), approver=approver, runs_dir=tmp_path / "runs")
+        await asyncio.wait_for(handle, 20)
+        return handle
+
+    handle = asyncio.run(main())
+    assert handle.status == "ok" and handle.result() == "deleted"
+    assert seen_at_decision == [(["after RUN_FINISHED"], [1])]
