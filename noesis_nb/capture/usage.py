@@ -86,10 +86,14 @@ MAX_TEXT = 256
 
 def text(value: Any) -> str | None:
     """A model name, id or reason: non-empty text, cut past ``MAX_TEXT`` (a hostile server's megabyte id is not
-    screened and written whole with every call); anything else is None."""
+    screened and written whole with every call), redacted before it is cut; anything else is None."""
     if not isinstance(value, str) or not value:
         return None
-    return value if len(value) <= MAX_TEXT else f"{value[:MAX_TEXT]}… [cut: {len(value)} characters]"
+    if len(value) <= MAX_TEXT:
+        return value
+    from ..secrets.display import shown_cut  # redacted before the cut: a cut through a key leaves a head no detector knows
+
+    return f"{shown_cut(value, MAX_TEXT)}… [cut: {len(value)} characters]"
 
 
 def _counts(inp: Any, out: Any, cached: Any, written: Any, reasoning: Any) -> Counts:

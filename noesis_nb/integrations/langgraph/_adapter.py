@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...errors import InvalidOptionError
-from ...secrets import redact
+from ...secrets.display import shown_cut
 from ...secrets.quoted import quoted
 from .._approvals import default_answer, request_approval, tool_name
 from .._emit import PHASE, apply_output, row
@@ -195,7 +195,7 @@ class LangGraphAdapter:
         value, shown = interrupt.value, self._shown(interrupt)
         named = value if isinstance(value, dict) else {}
         label = next((named[k] for k in ("tool", "action", "name") if isinstance(named.get(k), str)), "interrupt")
-        label = redact(label[:200])[0]  # the draft's tool name is shown as is (handle.pending): no secret in it
+        label = shown_cut(label, 200)  # the draft's tool name is shown as is (handle.pending): no secret in it
         ctx.emit(*row(PHASE, "langgraph", "interrupt", "approval_requested", **shown))
         approved, answer, reason = await request_approval(
             ctx,
