@@ -149,6 +149,42 @@ def test_a_dict_state_given_the_task_as_text_says_which_input_mapper_to_write(ru
     assert "'answer'" in str(raised.value) and "order 1042 refund" in str(raised.value)
 
 
+class Asked(TypedDict):
+    question: str
+
+
+class Answered(TypedDict, total=False):
+    task: str
+    question: str
+    answer: str
+
+
+def test_the_hint_names_the_graphs_input_schema_not_its_state(runs_dir):
+    def answer(state):
+        return {"answer": state["question"].upper()}
+
+    builder = StateGraph(Answered, input_schema=Asked)
+    builder.add_node("answer", answer)
+    builder.add_edge(START, "answer")
+    builder.add_edge("answer", END)
+    handle, _ = run("why", LangGraphAdapter(builder.compile()), runs_dir)
+    with pytest.raises(Exception, match=r"input_mapper=lambda task: \{\"question\": task\}"):
+        handle.result()
+    fixed = LangGraphAdapter(builder.compile(), input_mapper=lambda task: {"question": task})  # the hint, followed
+    handle, _ = run("why", fixed, runs_dir)
+    assert handle.status == "ok" and handle.result()["answer"] == "WHY"
+
+
+def test_a_nodes_own_bad_return_keeps_langgraphs_message(runs_dir):
+    def wrong(state):
+        return "not a dict"  # the node's fault, not the task's
+
+    handle, _ = run("x", LangGraphAdapter(graph(wrong, checkpointer=False), input_mapper=lambda t: {"task": t}), runs_dir)
+    with pytest.raises(Exception, match="Expected dict, got not a dict") as raised:
+        handle.result()
+    assert "input_mapper" not in str(raised.value)
+
+
 def test_interrupt_without_checkpointer_says_how_to_fix(runs_dir):
     handle, _ = run("x", LangGraphAdapter(graph(review, checkpointer=False), input_mapper=lambda t: {"task": t}), runs_dir)
     with pytest.raises(LangGraphResumeError, match="checkpointer=InMemorySaver"):

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import math
 import threading
+import typing
 from collections.abc import Callable
 from typing import Any
 
@@ -47,15 +48,24 @@ class _DefaultKey(str):
 _MESSAGES = _DefaultKey("messages")
 
 
+def _input_keys(graph: Any) -> list[str]:
+    """The keys of the graph's input schema (``StateGraph(..., input_schema=...)``, else its state), [] when unknown."""
+    schema = getattr(getattr(graph, "builder", None), "input_schema", None)
+    try:
+        return [k for k in typing.get_type_hints(schema) if isinstance(k, str)] if schema is not None else []
+    except Exception:  # a schema its hints cannot be read from (a pydantic model's forward refs, …)
+        return [k for k in getattr(schema, "__annotations__", None) or () if isinstance(k, str)]
+
+
 def _task_as_text(graph: Any, task: str) -> str:
-    """Why a graph whose state is a dict refused the task given as text, and the ``input_mapper`` to write."""
-    keys = [k for k in getattr(graph, "channels", None) or () if isinstance(k, str) and not k.startswith("__") and ":" not in k]
+    """Why a graph whose input is a dict refused the task given as text, and the ``input_mapper`` to write."""
+    keys = _input_keys(graph)
     key = next((k for k in ("task", "input", "question", "query", "messages") if k in keys), keys[0] if keys else "task")
     example = f'{{"{key}": [("user", task)]}}' if key == "messages" else f'{{"{key}": task}}'
     return (
-        f"the graph's state is a dict (keys: {', '.join(quoted(k, 40) for k in keys[:12]) or 'unknown'}) and it was given "
+        f"the graph's input is a dict (keys: {', '.join(quoted(k, 40) for k in keys[:12]) or 'unknown'}) and it was given "
         f"the task as text ({quoted(task, 60)}): pass LangGraphAdapter(graph, input_mapper=lambda task: {example}), "
-        "naming the state key the task goes in"
+        "naming the input key the task goes in"
     )
 
 
@@ -181,7 +191,11 @@ class LangGraphAdapter:
                     "thread; it ends this episode (not the kernel): raise an Exception subclass to fail a node"
                 ) from exc
         except Exception as exc:
-            if isinstance(value, str) and type(exc).__name__ == "InvalidUpdateError" and "Expected dict" in str(exc):
+            if (
+                isinstance(value, str)
+                and type(exc).__name__ == "InvalidUpdateError"
+                and str(exc).startswith(f"Expected dict, got {value}")  # the task itself refused, not a node's return
+            ):
                 raise LangGraphRunError(_task_as_text(self.graph, value)) from exc
             if not isinstance(exc, TypeError) or "msgpack serializable" not in str(exc):
                 raise
