@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..secrets.display import shown_cut
+
 __all__ = [
     "get",
     "fields",
@@ -91,8 +93,7 @@ def text(value: Any) -> str | None:
         return None
     if len(value) <= MAX_TEXT:
         return value
-    from ..secrets.display import shown_cut  # redacted before the cut: a cut through a key leaves a head no detector knows
-
+    # redacted before the cut: a cut through a key leaves a head no detector knows
     return f"{shown_cut(value, MAX_TEXT)}… [cut: {len(value)} characters]"
 
 
