@@ -17,7 +17,8 @@ import numbers
 from decimal import Decimal
 from typing import Any
 
-from .._safetext import safe_repr, type_name, visible
+from .._envvars import path_character_problem
+from .._safetext import safe_repr, type_name
 from ..capture.usage import MAX_COUNT, text
 from ..errors import InvalidOptionError
 from ..secrets.quoted import quoted
@@ -69,10 +70,16 @@ def _exact(value: Any, *, whole: bool) -> int | float | None:
         return None
 
 
+#: characters with no width that no name is spelled with (pasted with it): a zero-width space, a word joiner, a BOM
+_UNSEEN = frozenset("\u200b\u2060\ufeff")
+
+
 def reported_text(key: str, value: Any, *, required: bool = False) -> str | None:
     """A model name, provider or request id as it is stored: text, cut past 256 characters as a captured call's
     is. Refused (``InvalidOptionError``, naming it): not text, or holding a control or invisible character (a line
-    break, a NUL, a bidi override). None, or blank text (``""``, ``" "``), is unknown (None) unless ``required``:
+    break, a NUL, a bidi override, a zero-width space: ``_envvars.path_character_problem``'s rule for names, and
+    ``_UNSEEN``); the joiners and variation selectors words and emoji are spelled with (ZWNJ in Persian, ZWJ, U+FE0F)
+    are taken. None, or blank text (``""``, ``" "``), is unknown (None) unless ``required``:
     then it is refused."""
     if value is None and not required:
         return None
@@ -85,7 +92,7 @@ def reported_text(key: str, value: Any, *, required: bool = False) -> str | None
         if not required:  # ``headers.get("x-request-id", "")``: an absent optional text, as capture reads a blank id
             return None
         raise InvalidOptionError(f"{key}={quoted(value, 60)} is blank; give it as text such as {example}")
-    if not value.isprintable() or visible(value, exact=True) != value:  # a line break is no invisible character
+    if path_character_problem(value) is not None or any(ch in _UNSEEN for ch in value):
         raise InvalidOptionError(
             f"{key}={quoted(value, 60)} holds a control or invisible character (a line break, a NUL, a bidi "
             f"override), which no {key.replace('_', ' ')} has; type it again, e.g. {example}"

@@ -49,6 +49,19 @@ BAD = [
 ]
 
 
+SPELLED = ["مدل‌من", "🧑‍💻-coder", "❤️-bot", "modèle-fr", "模型-7b"]  # ZWNJ, ZWJ, a variation selector
+
+
+@pytest.mark.parametrize("model", SPELLED)
+def test_a_model_named_with_the_joiners_words_and_emoji_are_spelled_with_is_taken(runs_dir: Path, model: str) -> None:
+    def agent(task: str, ctx: Any) -> str:
+        ctx.model_call(model, provider="local", input_tokens=2, output_tokens=1)
+        return "reported"
+
+    ep = noesis_nb.solve("names", using=agent, runs_dir=runs_dir)
+    assert [p["model"] for p in _model_events(runs_dir / ep)] == [model]
+
+
 @pytest.mark.parametrize("key, value", BAD, ids=[f"{k}={v!r}" for k, v in BAD])
 def test_a_blank_name_or_one_with_a_control_or_invisible_character_is_refused_naming_it(
     runs_dir: Path, key: str, value: str
