@@ -188,8 +188,10 @@ def same_models(ours: tuple[Any, ...], theirs: tuple[Any, ...], *, unknown_agree
     ``gpt-4o-mini-audio``). The one rule for every join, with an id or without.
 
     ``unknown_agrees``: a record naming no model contradicts nothing. True where an id joins the records (the id is
-    the evidence; a model can only contradict it); False for a report naming no id, where the model and the token
-    counts are all the evidence: two calls of equal counts, one of which names no model, are not one call.
+    the evidence; a model can only contradict it, and an alias, one name the other's start before a ``-``, does not:
+    ``gpt-4-turbo`` reported for a ``gpt-4-turbo-preview`` call of that id); False for a report naming no id, where
+    the model and the token counts are all the evidence: two calls of equal counts, one of which names no model, are
+    not one call.
 
     ``azure/<deployment>``: a deployment name is not a model name. It is the model an Azure client is given (the
     call's requested model), so it matches that; the model the deployment runs matches the response's model field.
@@ -198,7 +200,16 @@ def same_models(ours: tuple[Any, ...], theirs: tuple[Any, ...], *, unknown_agree
     other = [_bare_model(m) for m in theirs if isinstance(m, str) and m]
     if not mine or not other:
         return unknown_agrees
+    if unknown_agrees:  # an id joins them: an alias one name is the other's start of contradicts nothing
+        return any(_one_model(a, b) or _alias(a, b) for a in mine for b in other)
     return any(_one_model(a, b) for a in mine for b in other)
+
+
+def _alias(a: str, b: str) -> bool:
+    """One bare name is the other's start before a ``-`` (``gpt-4-turbo`` of ``gpt-4-turbo-preview``,
+    ``claude-3-5-sonnet`` of ``claude-3-5-sonnet-latest``): what a person types for the model an id names."""
+    short, long = (a, b) if len(a) <= len(b) else (b, a)
+    return long.startswith(short) and long[len(short) : len(short) + 1] == "-"
 
 
 def agree(model: Any, requested: Any, input_tokens: Any, output_tokens: Any, row: dict[str, Any]) -> bool:

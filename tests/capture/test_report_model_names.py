@@ -130,3 +130,31 @@ def test_a_model_and_its_dated_name_are_one_model_a_preview_of_another_name_is_n
     assert same_models(("claude-3-5-sonnet",), ("claude-3-5-sonnet-20241022",), unknown_agrees=False)
     assert not same_models(("gpt-4",), ("gpt-4-1106-preview",), unknown_agrees=False)
     assert not same_models(("ft:gpt-4o-mini:acme::AAA",), ("ft:gpt-4o-mini:acme::BBB",), unknown_agrees=False)
+
+
+@pytest.mark.parametrize(
+    ("requested", "report_as"),
+    [("gpt-4-turbo-preview", "gpt-4-turbo"), ("gpt-4o-mini-2024-07-18", "gpt-4o-mini"), ("gpt-4o-mini", "gpt-4o-mini")],
+)
+def test_a_report_with_the_calls_own_id_naming_an_alias_of_its_model_is_that_call(
+    stub: ProviderStub, runs_dir: Path, requested: str, report_as: str
+) -> None:
+    """The id is the evidence: an alias (the model's name before a ``-``) contradicts nothing, so the call is
+    counted once, not twice with its tokens doubled."""
+
+    def agent(task: str, ctx: Any) -> str:
+        client = openai.OpenAI(base_url=stub.openai_url, api_key="sk-test", max_retries=0)
+        answer = client.chat.completions.create(model=requested, messages=MSG)
+        usage = answer.usage
+        ctx.model_call(
+            model=report_as,
+            provider="openai",
+            input_tokens=usage.prompt_tokens,
+            output_tokens=usage.completion_tokens,
+            request_id=answer.id,
+        )
+        return "ok"
+
+    ep = noesis_nb.solve("alias", using=agent, runs_dir=runs_dir)
+    assert len(checked_calls(runs_dir, ep)) == 1
+    assert len(noesis_nb.usage_df(runs_dir)) == 1
