@@ -416,8 +416,9 @@ def _events(run: Path) -> list[dict[str, Any]]:
 
 
 def _token_total(calls: list[dict[str, Any]], key: str) -> int | None:
+    """The sum when every call reported ``key``; no call at all totals 0 (nothing was spent), not unknown."""
     values = [c.get(key) for c in calls]
-    return sum(values) if values and all(type(v) is int for v in values) else None
+    return sum(values) if all(type(v) is int for v in values) else None
 
 
 def _tool_statuses(events: list[dict[str, Any]]) -> dict[str, str]:
