@@ -86,7 +86,7 @@ def reported_text(key: str, value: Any, *, required: bool = False) -> str | None
     example = {"model": "'gpt-4o-mini'", "provider": "'openai'", "request_id": "'chatcmpl-…'"}.get(key, "'name'")
     if type(value) is not str:
         raise InvalidOptionError(
-            f"{key} must be text such as {example}" + ("" if required else " or None") + f", got a {type_name(value)}"
+            f"{key} must be a str such as {example}" + ("" if required else " or None") + f", got a {type_name(value)}"
         )
     if not value.strip():
         if not required:  # ``headers.get("x-request-id", "")``: an absent optional text, as capture reads a blank id
