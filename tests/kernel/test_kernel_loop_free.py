@@ -61,6 +61,7 @@ def test_a_sync_agent_blocked_in_a_read_leaves_the_next_cell_served_and_its_ctx_
 
 
 def test_an_agui_source_blocked_between_events_leaves_the_next_cell_served(kernel: Any) -> None:
+    pytest.importorskip("ag_ui")  # an optional extra: the kernel runs this Python (the ipykernel 6.29 run has none)
     kernel.run(
         """
         from noesis_nb.integrations.agui import AGUIAdapter
