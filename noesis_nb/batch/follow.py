@@ -215,26 +215,31 @@ class Follower:
             f"Check that run's files; or move it out of {self.spec.root} and call the batch again, which runs the task anew"
         )
 
+    async def _resume_in_slot(self, entry: BatchEntry, run: Any) -> None:
+        """Continue a decided pause in one of the batch's slots (nothing once the batch is cancelled)."""
+        async with self.slots:
+            if self.cancelled:
+                return
+            if self._refused.pop(id(entry), None) is not None:
+                entry.error = None  # tried again, its files changed: what the refusal said may no longer hold
+            entry.status = "running"
+            self.handle.changed(entry)
+            await resume_from_disk(run.run_dir, using=run.adapter)
+
     async def _resume(self, entry: BatchEntry, *, lost: bool = False) -> None:
         """Continue a run paused on disk once decided (in a slot, not after a cancel); ``lost``: recover a run whose
         process died."""
         run = entry.disk
         assert run is not None
         said: str | None = None  # what resume_run answered for a lost run
+        action = ""  # its action: ``already_sealed`` (another call sealed it first) or ``busy`` (it is sealing it now)
         refused = False
         try:
             if lost:
                 report = await resume_from_disk(run.run_dir, using=run.adapter)
-                said = report.message or report.action
-                return
-            async with self.slots:
-                if self.cancelled:
-                    return
-                if self._refused.pop(id(entry), None) is not None:
-                    entry.error = None  # tried again, its files changed: what the refusal said may no longer hold
-                entry.status = "running"
-                self.handle.changed(entry)
-                await resume_from_disk(run.run_dir, using=run.adapter)
+                said, action = report.message or report.action, report.action
+            else:
+                await self._resume_in_slot(entry, run)
         except Exception as exc:
             entry.error = f"{type(exc).__name__}: {exc}"
             refused = not lost
@@ -248,10 +253,14 @@ class Follower:
                 entry.status = "paused"
                 entry.error = f"{entry.error}; the batch resumes it once the run's files change"
                 self._refused[id(entry)] = _stamps(run)
-            if lost and entry.status == "running" and holder(run.run_dir) is None:
+            # ``busy``: read while its sealer still held it, which may have let it go since: the next look reads it again
+            if lost and action != "busy" and entry.status == "running" and holder(run.run_dir) is None:
                 self._unrecoverable(entry, said or entry.error)
             self.handle.changed(entry)
-        if entry.done and self._run_again(entry, moved_only=True):  # another call sealed it first and ran it again
+        # sealed here: the entry says how the batch runs it again (unless another call ran it again already); sealed
+        # by another call first (it recovered the run as it planned the batch, and records the run again next, maybe
+        # not yet): run again as a run found sealed on a look is, the episode the record names next
+        if entry.done and self._run_again(entry, moved_only=action != "already_sealed"):
             return
         self._copy_if_ended(entry)
 

@@ -13,6 +13,12 @@ import sys
 from pathlib import Path
 
 import noesis_nb
+from noesis_nb.batch.follow import Follower
+from noesis_nb.batch.handle import BatchEntry, BatchHandle
+from noesis_nb.batch.plan import EntryPlan
+from noesis_nb.batch.record import load_record, record_path
+from noesis_nb.batch.spec import BatchSpec, parse_tasks, parse_using
+from noesis_nb.runtime.resume import resume_from_disk
 from tests.batch.agents import slow
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,3 +67,57 @@ def test_a_queued_entry_lost_elsewhere_and_run_again_there_is_followed_to_its_en
     assert third.strip() == repr([("ok", record[0]["episode_id"]), ("ok", record[1]["episode_id"])])
     marks = [p.name for p in tmp_path.iterdir() if p.name.startswith("ep_")]
     assert sorted(marks) == sorted([record[0]["episode_id"], record[1]["episode_id"], *record[1]["previous"]])
+
+
+_OWNER = """
+import asyncio, sys
+import noesis_nb
+from tests.batch.agents import slow
+async def main():
+    h = noesis_nb.batch({tasks!r}, using={{"agent": slow}}, root=sys.argv[1], batch_id="same", concurrency=2)
+    while h.counts() != {{"running": 2}}:
+        await asyncio.sleep(0.02)
+    print("RUNNING", flush=True)
+    await asyncio.sleep(120)
+asyncio.run(main())
+"""
+
+
+def test_a_followed_lost_run_another_call_sealed_first_runs_again_as_the_record_says(tmp_path: Path) -> None:
+    """Two calls of a batch whose process died: one recovers the lost run as it plans (seals it, then records its
+    next episode), the other follows it, saw it unsealed and nobody holding it, and recovers it too — finding it
+    sealed already. That one must take the episode the record names next (now or once the first call records it),
+    as a run found sealed on a look is, not end the entry with the lost run (it did, when it looked before the
+    first call had written the record: the two calls then disagreed on the entry). A run this call sealed itself
+    still ends the entry, which says how the batch runs it again."""
+    tasks = [{"task": t, "inputs": {"sleep": 60}} for t in ("zero", "one")]
+    owner = subprocess.Popen(
+        [sys.executable, "-c", _OWNER.format(tasks=tasks), str(tmp_path)],
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert owner.stdout is not None and owner.stdout.readline().strip() == "RUNNING"
+    os.kill(owner.pid, signal.SIGKILL)
+    owner.wait()
+    spec = BatchSpec("same", tmp_path, parse_tasks(tasks), parse_using({"agent": slow}), 2, None, None, {})
+    path = record_path(tmp_path, "same")
+    plan = EntryPlan(spec, load_record(path) or {}, path)  # both runs lost: followed as a call that saw them held does
+    asked: list[tuple[int, bool]] = []
+
+    def requeue(entry: BatchEntry, *, moved_only: bool = False) -> bool:
+        asked.append((entry.index, moved_only))
+        return True
+
+    async def cell() -> None:
+        handle = BatchHandle("same", tmp_path, path, plan.entries, asyncio.get_running_loop())
+        follower = Follower(handle, spec, asyncio.Semaphore(2), requeue=requeue)
+        zero, one = plan.entries
+        assert zero.run_dir is not None and one.run_dir is not None
+        assert (await resume_from_disk(zero.run_dir)).action == "sealed_lost"  # the other call, first
+        await follower._resume(zero, lost=True)
+        await follower._resume(one, lost=True)  # this call seals it itself
+
+    asyncio.run(cell())
+    assert asked == [(0, False), (1, True)], asked
