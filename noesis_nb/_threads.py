@@ -11,10 +11,8 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import inspect
-import sqlite3
 import threading
 import weakref
-from collections import deque
 from collections.abc import Callable, Coroutine, Iterator
 from typing import Any, TypeVar
 
@@ -90,7 +88,8 @@ def thread_bound_hint(exc: BaseException, what: str) -> BaseException | None:
     """For an error a callable run on a worker thread raised because it needs the notebook's thread or loop (an
     sqlite3 connection made in the notebook, ``asyncio.get_running_loop()``), the same error naming the fix."""
     text = str(exc)
-    thread_bound = isinstance(exc, sqlite3.ProgrammingError) and "same thread" in text
+    # sqlite3 named, not imported: ``import noesis_nb`` and running an episode stay without it
+    thread_bound = _is_sqlite_programming_error(exc) and "same thread" in text
     loop_bound = isinstance(exc, RuntimeError) and "event loop" in text and ("no running" in text or "no current" in text)
     if not (thread_bound or loop_bound):
         return None
@@ -103,6 +102,10 @@ def thread_bound_hint(exc: BaseException, what: str) -> BaseException | None:
     except Exception:
         return None
     return hinted
+
+
+def _is_sqlite_programming_error(exc: BaseException) -> bool:
+    return any(c.__module__ == "sqlite3" and c.__name__ == "ProgrammingError" for c in type(exc).__mro__)
 
 
 class ThreadReader:
@@ -118,7 +121,7 @@ class ThreadReader:
         self._items, self._default, self._name = items, default, name
         self._context = contextvars.copy_context()
         self._lock = threading.Condition()
-        self._ready: deque[tuple[bool, Any]] = deque()  # (read, the item) or (raised, the error), at most one
+        self._ready: tuple[bool, Any] | None = None  # (read, the item) or (raised, the error), not yet taken
         self._asked = False  # an item is asked for and not read yet
         self._waiter: tuple[asyncio.AbstractEventLoop, asyncio.Future[None]] | None = None
         self._ended = self._closed = False
@@ -128,8 +131,8 @@ class ThreadReader:
         """The next item, or ``default`` once the iterator is exhausted; an error it raised is raised here."""
         while True:
             with self._lock:
-                if self._ready:
-                    read, value = self._ready.popleft()
+                if self._ready is not None:
+                    (read, value), self._ready = self._ready, None
                     break
                 if self._ended:
                     return self._default
@@ -151,7 +154,7 @@ class ThreadReader:
     def close(self) -> None:
         with self._lock:
             self._closed = True
-            self._ready.clear()
+            self._ready = None
             self._lock.notify()
 
     def _serve(self) -> None:
@@ -170,7 +173,7 @@ class ThreadReader:
             with self._lock:
                 self._asked = False
                 if not self._closed:
-                    self._ready.append(entry)
+                    self._ready = entry
                 self._ended = end
                 waiter, self._waiter = self._waiter, None
             if waiter is not None:
