@@ -12,6 +12,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Any
 
+from ..store.scan import forget_folders
+
 __all__ = ["RunCache", "FrameMemo", "CACHE", "MEMO", "clear_cache"]
 
 Key = tuple[Hashable, ...]  # e.g. ("run", protocol, path, verify): what was read, and how
@@ -105,8 +107,10 @@ def on_clear(forget: Callable[[], None]) -> None:
 
 
 def clear_cache() -> None:
-    """Forget every cached run, in memory and in the runs index on disk (the next load reads all files again)."""
+    """Forget every cached run, in memory and in the runs index on disk, and the folders the scan found to be no run
+    (the next load lists every folder and reads all files again)."""
     CACHE.clear()
     MEMO.clear()
+    forget_folders()
     for forget in _ON_CLEAR:
         forget()

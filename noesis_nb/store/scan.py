@@ -14,7 +14,7 @@ import time
 
 from .runfiles import ROOT_SETTLE_NS, times_settled
 
-__all__ = ["MARKERS", "scan_run_dirs_with_stats", "stray_run_files", "stray_reason", "shown_path", "stray_id"]
+__all__ = ["MARKERS", "scan_run_dirs_with_stats", "stray_run_files", "stray_reason", "shown_path", "stray_id", "forget_folders"]
 
 MARKERS = ("events.jsonl", "summary.json", "state.json", "final.json")  # final.json: a sealed run whose log is gone
 _EVENTS = os.sep + "events.jsonl"
@@ -25,6 +25,13 @@ _STRAYS: dict[str, tuple[_Stamp, list[tuple[str, str]]]] = {}  # root -> (its st
 _NOT_RUNS: dict[str, tuple[_Stamp, tuple[tuple[str, bool], ...]]] = {}
 _NOT_RUNS_MAX = 1 << 20  # a bound on what is kept: past it, everything is forgotten and found again
 _MARKER_NAMES = frozenset(m.casefold() for m in MARKERS)
+
+
+def forget_folders() -> None:
+    """Forget the folders found to be no run and each root's strays: the next scan lists every folder again
+    (``frames.clear_cache`` calls it, so a cleared cache keeps nothing a load read)."""
+    _NOT_RUNS.clear()
+    _STRAYS.clear()
 
 
 # control characters (line breaks, terminal escapes) and bidi overrides: a crafted name must not rewrite a message

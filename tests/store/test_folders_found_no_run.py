@@ -29,7 +29,9 @@ def hook(event, args):
 sys.addaudithook(hook)
 import noesis_nb
 loads = []
-for _ in range(2):
+for i in range(2):
+    if i and sys.argv[2:] == ["clear"]:
+        noesis_nb.frames.clear_cache()
     listed.clear()
     rows = len(noesis_nb.runs_df(root))
     loads.append({"rows": rows, "listed": sorted(set(listed))})
@@ -74,6 +76,21 @@ def test_a_reload_lists_no_folder_it_found_to_be_no_run(runs_dir: Path) -> None:
     assert cold["rows"] == warm["rows"] == 1
     assert len(cold["listed"]) >= 52  # the root, and each folder that is no run, looked into for runs in it
     assert warm["listed"] == [str(runs_dir)]  # only the root: each folder known to be no run was stat-ed, not listed
+
+
+def test_a_cleared_cache_forgets_the_folders_found_no_run(runs_dir: Path) -> None:
+    """``frames.clear_cache()`` keeps nothing a load found: the next load lists each folder again."""
+    _run(runs_dir)
+    for i in range(3):
+        (runs_dir / f"ep_{i:04d}").mkdir()
+
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, str(runs_dir), "clear"], cwd=REPO, capture_output=True, text=True, timeout=60, check=True
+    )
+    cold, cleared = json.loads(out.stdout.splitlines()[-1])
+
+    assert cold["rows"] == cleared["rows"] == 1
+    assert cleared["listed"] == cold["listed"] == sorted([str(runs_dir), *(str(runs_dir / f"ep_{i:04d}") for i in range(3))])
 
 
 def _events_of_a_run(tmp_path: Path) -> tuple[str, bytes]:
