@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from .._safetext import safe_repr
+from ..runtime.handreport import peer_text
 from ..secrets.quoted import quoted
 from ..store.phases import INTEGRATION_PHASE, missing_verb_minimum
 from ..store.vocab import MODEL_CALL, TOKEN_FIELDS
@@ -105,8 +106,8 @@ def usage_row(
     payload: dict[str, Any] = {
         "event_name": MODEL_CALL,
         "kind": "usage",
-        "model": as_text(model) or None,
-        "provider": as_text(provider),
+        "model": peer_text(as_text(model)) or None,
+        "provider": peer_text(as_text(provider)),
         **counts,
         **({} if total is None else {"total_tokens": total}),
         "latency_ms": _amount(latency_ms, "latency_ms", warnings),
@@ -121,6 +122,8 @@ def usage_row(
     if warnings:  # every inconsistency, joined: a later one must not hide an earlier one
         payload["usage_warning"] = "; ".join(warnings)
     payload.update((k, v) for k, v in extra.items() if v is not None)
+    if "request_id" in payload:  # a peer's control character is shown escaped: ``ctx.emit`` refuses it in these names
+        payload["request_id"] = peer_text(payload["request_id"])
     payload["source"] = source
     return "model", payload
 

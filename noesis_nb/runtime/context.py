@@ -152,7 +152,8 @@ class EpisodeContext:
             figures = plain_figures({k: payload[k] for k in (*_TOKEN_ARGS, "latency_ms", "cost_usd") if k in payload})
             if any(type(payload[k]) is not type(v) for k, v in figures.items()):  # a numpy int, a float subclass
                 payload = {**payload, **figures}
-            if cut := cut_texts(payload):  # a megabyte model name is stored cut, as ``model_call`` stores it
+            # a megabyte model name is stored cut, one holding a control character refused, as by ``model_call``
+            if cut := cut_texts(payload):
                 payload = {**payload, **cut}
         if phase in _VERBS:
             if missing := missing_verb_minimum(phase, payload):

@@ -24,7 +24,7 @@ from ..errors import InvalidOptionError
 from ..secrets.quoted import quoted
 from ..store.vocab import TOKEN_FIELDS
 
-__all__ = ["cut_texts", "plain_figures", "reported_text"]
+__all__ = ["cut_texts", "peer_text", "plain_figures", "reported_text"]
 
 
 def plain_figures(given: dict[str, Any]) -> dict[str, Any]:
@@ -70,6 +70,8 @@ def _exact(value: Any, *, whole: bool) -> int | float | None:
         return None
 
 
+_EXAMPLES = {"model": "'gpt-4o-mini'", "provider": "'openai'", "request_id": "'chatcmpl-…'"}
+
 #: characters with no width that no name is spelled with (pasted with it): a zero-width space, a word joiner, a BOM
 _UNSEEN = frozenset("\u200b\u2060\ufeff")
 
@@ -83,7 +85,7 @@ def reported_text(key: str, value: Any, *, required: bool = False) -> str | None
     then it is refused."""
     if value is None and not required:
         return None
-    example = {"model": "'gpt-4o-mini'", "provider": "'openai'", "request_id": "'chatcmpl-…'"}.get(key, "'name'")
+    example = _EXAMPLES.get(key, "'name'")
     if type(value) is not str:
         raise InvalidOptionError(
             f"{key} must be a str such as {example}" + ("" if required else " or None") + f", got a {type_name(value)}"
@@ -92,12 +94,20 @@ def reported_text(key: str, value: Any, *, required: bool = False) -> str | None
         if not required:  # ``headers.get("x-request-id", "")``: an absent optional text, as capture reads a blank id
             return None
         raise InvalidOptionError(f"{key}={quoted(value, 60)} is blank; give it as text such as {example}")
-    if path_character_problem(value) is not None or any(ch in _UNSEEN for ch in value):
-        raise InvalidOptionError(
-            f"{key}={quoted(value, 60)} holds a control or invisible character (a line break, a NUL, a bidi "
-            f"override), which no {key.replace('_', ' ')} has; type it again, e.g. {example}"
-        )
+    if _hides(value):
+        raise _hidden(key, value)
     return text(value)
+
+
+def _hides(value: str) -> bool:
+    return path_character_problem(value) is not None or any(ch in _UNSEEN for ch in value)
+
+
+def _hidden(key: str, value: str) -> InvalidOptionError:
+    return InvalidOptionError(
+        f"{key}={quoted(value, 60)} holds a control or invisible character (a line break, a NUL, a bidi "
+        f"override), which no {key.replace('_', ' ')} has; type it again, e.g. {_EXAMPLES.get(key, repr('name'))}"
+    )
 
 
 #: the texts of a ``model.call`` payload that ``reported_text`` reads for ``ctx.model_call``
@@ -106,6 +116,18 @@ _TEXTS = ("model", "provider", "request_id")
 
 def cut_texts(payload: dict[str, Any]) -> dict[str, str]:
     """The texts of a ``model.call`` given to ``ctx.emit`` that are longer than 256 characters, cut as
-    ``reported_text`` cuts them ({} when none is): only cut, never refused there, since adapters emit such
-    events themselves."""
+    ``reported_text`` cuts them ({} when none is). One holding a control or invisible character is refused as
+    ``reported_text`` refuses it (``InvalidOptionError``); a blank one is kept as given. Adapters writing another
+    system's names pass them through ``peer_text`` first, which shows such characters as escapes."""
+    for key in _TEXTS:
+        if isinstance(value := payload.get(key), str) and _hides(value):
+            raise _hidden(key, value)
     return {k: str(text(v)) for k in _TEXTS if isinstance(v := payload.get(k), str) and v and text(v) != v}
+
+
+def peer_text(value: Any) -> Any:
+    """A model name, provider or request id another system sent, with each character ``reported_text`` refuses
+    shown as its backslash escape (``gpt\\u202e4o``): the peer's slip is kept readable and never fails the run."""
+    if not isinstance(value, str) or not _hides(value):
+        return value
+    return "".join(ch.encode("unicode_escape").decode("ascii") if _hides(ch) else ch for ch in value)

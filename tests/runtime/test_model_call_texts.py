@@ -99,8 +99,7 @@ def test_a_blank_provider_or_request_id_is_unknown_and_the_call_written(runs_dir
 
 
 def test_a_model_call_given_to_emit_has_its_long_texts_stored_cut(runs_dir: Path) -> None:
-    """``ctx.emit`` of a ``model.call`` cuts its texts as ``ctx.model_call`` does; it refuses nothing (adapters emit
-    such events themselves)."""
+    """``ctx.emit`` of a ``model.call`` cuts its texts as ``ctx.model_call`` does; a blank one is kept as given."""
 
     def agent(task: str, ctx: Any) -> str:
         payload = {"event_name": "model.call", "model": "m" * 1_000_000, "provider": "p" * 300, "request_id": "r" * 257}
@@ -116,3 +115,46 @@ def test_a_model_call_given_to_emit_has_its_long_texts_stored_cut(runs_dir: Path
     assert first["request_id"] == "r" * 256 + "… [cut: 257 characters]"
     assert (second["model"], second["provider"]) == ("gpt-4o", "")
     assert (runs_dir / ep / "events.jsonl").stat().st_size < 20_000
+
+
+HIDDEN = [(key, value) for key, value in BAD if value.strip()]
+
+
+@pytest.mark.parametrize("key, value", HIDDEN, ids=[f"{k}={v!r}" for k, v in HIDDEN])
+def test_a_model_call_given_to_emit_with_a_control_or_invisible_character_is_refused_as_model_call_refuses_it(
+    runs_dir: Path, key: str, value: str
+) -> None:
+    errors: list[str] = []
+
+    def agent(task: str, ctx: Any) -> str:
+        payload = {"event_name": "model.call", "model": "gpt-4o", "provider": "openai", key: value, "input_tokens": 1}
+        with pytest.raises(InvalidOptionError) as by_emit:
+            ctx.emit("model", payload)
+        given = {"model": "gpt-4o", "provider": "openai", key: value}
+        with pytest.raises(InvalidOptionError) as by_model_call:
+            ctx.model_call(given.pop("model"), input_tokens=1, **given)
+        errors.extend([str(by_emit.value), str(by_model_call.value)])
+        return "checked"
+
+    ep = noesis_nb.solve("names", using=agent, runs_dir=runs_dir)
+    assert orjson.loads((runs_dir / ep / "summary.json").read_bytes())["status"] == "ok"
+    by_emit, by_model_call = errors
+    assert by_emit == by_model_call  # one rule, one message
+    assert by_emit.startswith(f"{key}={value!r} holds a control or invisible character"), by_emit
+    assert _model_events(runs_dir / ep) == []
+
+
+def test_a_peers_model_name_with_a_control_character_is_written_escaped_by_an_integration(runs_dir: Path) -> None:
+    """An adapter writes another system's names through ``ctx.emit``: a peer's control character is shown as its
+    escape there, and the run goes on (a peer's slip is no reason to fail it)."""
+    from noesis_nb.integrations._emit import emit_row, usage_row
+
+    def agent(task: str, ctx: Any) -> str:
+        emit_row(ctx, usage_row("agui", model="gpt\u202eini-o4", provider="open\nai", request_id="r\x1b[2J", input_tokens=2))
+        return "ok"
+
+    ep = noesis_nb.solve("peer names", using=agent, runs_dir=runs_dir)
+    assert orjson.loads((runs_dir / ep / "summary.json").read_bytes())["status"] == "ok"
+    [written] = _model_events(runs_dir / ep)
+    assert (written["model"], written["provider"], written["request_id"]) == ("gpt\\u202eini-o4", "open\\nai", "r\\x1b[2J")
+    assert written["input_tokens"] == 2
