@@ -70,11 +70,11 @@ class CostMeter:
 
     @classmethod
     def price_of(cls, call: Mapping[str, Any]) -> float | None:
-        """One model call's cost (a step's summary), None while prices load or when unknown."""
+        """One model call's cost (a step's summary) by the header's rule: NaN when it cannot be priced (an unknown model
+        or token count: the header's ``+ unpriced calls``), None while prices load or without a price source."""
         if cls._module is None:
             return None
-        cost = float(cls._module.call_costs(cls._pricer, [call])[0])
-        return None if cost != cost else cost  # NaN: unknown
+        return float(cls._module.call_costs(cls._pricer, [call])[0])
 
     def text(self, calls: Sequence[Mapping[str, Any]] | None, *, none_known: bool = False) -> str:
         """The cost of ``calls``; with none, ``$0.00`` when ``none_known`` (the run made no call) and ``—`` otherwise."""

@@ -91,6 +91,7 @@ class StepFacts:
 
     decisions: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # draft id -> decision
     tools: Callable[[str, bool], ToolFacts | None] = lambda _draft, _finished: None
+    # a model call's cost by ``cost.call_costs`` (NaN: it cannot be priced; None: no prices yet, the step says none)
     price: Callable[[Mapping[str, Any]], float | None] = lambda _payload: None
     veto: Mapping[str, Any] | None = None  # the decision on the veto that paused the run, if any
     now: float | None = None  # for steps still running (epoch seconds)
@@ -204,14 +205,11 @@ def _model_parts(step: Step, facts: StepFacts) -> list[str]:
         parts.append(f"{value:,} {word}" if isinstance(value, int) and not isinstance(value, bool) else f"? {word}")
     if isinstance(p.get("cached_input_tokens"), int) and p.get("cached_input_tokens"):
         parts.append(f"{p['cached_input_tokens']:,} cached")
-    # priced at the call's time, as usage_df prices it (a price may change with the date or the time of day)
-    cost = (
-        p.get("cost_usd")
-        if isinstance(p.get("cost_usd"), (int, float))
-        else facts.price({**p, "timestamp": step.first.get("timestamp")})
-    )
+    # priced at the call's time by the rule of the header and usage_df (a price may change with the date or the time
+    # of day); never the figure the run reported (``cost_usd``, usage_df's ``reported_cost_usd``): NaN reads "unpriced"
+    cost = facts.price({**p, "timestamp": step.first.get("timestamp")})
     if cost is not None:
-        parts.append(money(float(cost)))
+        parts.append(money(cost) if cost == cost else '<span class="nnb-muted">unpriced</span>')
     latency = p.get("latency_ms")
     if isinstance(latency, (int, float)) and not isinstance(latency, bool):
         parts.append(format_seconds(latency / 1000))

@@ -71,7 +71,8 @@ def test_grid_counts_rows_and_the_inbox_decides_the_batchs_drafts(
         view.flush()
         tokens = sum(e.usage["input_tokens"] for e in b.entries)  # both adapters' episodes of a task counted apart
         assert f"tokens {tokens:,} in" in view.header.value and len(view.figures.costs) == 14
-        cost = sum(CostMeter.price_of(call) or 0 for e in b.entries for call in e.handle.usage_calls)
+        costs = [CostMeter.price_of(call) for e in b.entries for call in e.handle.usage_calls]
+        cost = sum(c for c in costs if c is not None and c == c)  # NaN: unpriced
         assert f"cost {money(cost)}" in view.header.value  # priced like the episode view's header
         html = view.mimebundle()["text/html"]  # the static snapshot (a cell that displayed the grid repeats only its text line)
         assert "noesis-nb-batch" in html and "rejected</b> by human" in html and "<i>" not in html
