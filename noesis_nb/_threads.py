@@ -27,8 +27,10 @@ async def run_in_thread(
     """Await ``fn(*args, **kwargs)`` run on a new daemon thread, in a copy of the caller's context.
 
     With ``lock``, the thread holds it around the call alone (calls sharing it never overlap; the loop never waits for
-    it, so a call that waits for something on the loop cannot deadlock it). Cancelling the await does not stop a
-    call that started (Python cannot); its late result is dropped; a call still waiting for the lock is not made.
+    it, so a call that waits for something on the loop cannot deadlock it). A call made from inside a call holding
+    ``lock`` (a sync approver that runs an episode asking the same approver) is re-entered, as an ``RLock`` is by its
+    thread: the one holding it waits for it, so waiting for the lock would wait forever. Cancelling the await does not
+    stop a call that started (Python cannot); its late result is dropped; a call still waiting for the lock is not made.
     """
     loop = asyncio.get_running_loop()
     future: asyncio.Future[Any] = loop.create_future()
@@ -39,12 +41,16 @@ async def run_in_thread(
             setter(value)
 
     def call() -> Any:
-        if lock is None:
+        if lock is None or any(held.lock is lock and held.inside for held in context.run(_HELD.get)):
             return context.run(fn, *args, **kwargs)
         with lock:
             if future.done():  # cancelled while it waited for its turn: nobody wants its answer
                 raise asyncio.CancelledError
-            return context.run(fn, *args, **kwargs)
+            held = _Held(lock)
+            try:
+                return context.run(_holding, held, fn, args, kwargs)
+            finally:
+                held.inside = False  # what it started and outlives it waits for the lock again
 
     def target() -> None:
         try:
@@ -60,6 +66,25 @@ async def run_in_thread(
 
     threading.Thread(target=target, name=name, daemon=True).start()
     return await future
+
+
+class _Held:
+    """A lock held by a call ``run_in_thread`` is making, while ``inside`` that call."""
+
+    __slots__ = ("lock", "inside")
+
+    def __init__(self, lock: threading.Lock):
+        self.lock, self.inside = lock, True
+
+
+#: the locks the calls this context is inside of hold: what it runs on other threads and loops (an episode the call
+#: runs, its approver asked on a thread of its own) inherits it, so a call nested in one holding a lock re-enters it
+_HELD: contextvars.ContextVar[tuple[_Held, ...]] = contextvars.ContextVar("noesis_nb_held_locks", default=())
+
+
+def _holding(held: _Held, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    _HELD.set((*_HELD.get(), held))
+    return fn(*args, **kwargs)
 
 
 _locks: weakref.WeakKeyDictionary[Any, threading.Lock] = weakref.WeakKeyDictionary()

@@ -11,6 +11,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 import noesis_nb
 
 WHO = contextvars.ContextVar("who", default="nobody")
@@ -149,3 +151,40 @@ def _async_prompt(db: sqlite3.Connection) -> Any:
         return str(db.execute("select text from prompt").fetchone()[0]) + task
 
     return prompt
+
+
+def test_a_sync_policy_running_an_episode_it_is_asked_in_again_re_enters_its_own_call(tmp_path: Path) -> None:
+    """A sync approver that, to decide, runs an episode asking the same approver: the nested call is made inside
+    the one holding the policy's lock, as an ``RLock`` is re-entered. Before, it waited for that lock forever."""
+    asked: list[str] = []
+
+    def inner(task: str, ctx: Any) -> Any:
+        return ctx.tool("fs.write", {"kwargs": {"x": 2}}, protocol="python", fn=_add, effect="write", risk="high")
+
+    def reviewer(pending: Any) -> bool:
+        asked.append("outer" if not asked else "inner")
+        if len(asked) > 1:
+            return True
+        episode = noesis_nb.solve("second opinion", using=inner, approver=reviewer, runs_dir=tmp_path / "inner")
+        return orjson.loads((tmp_path / "inner" / episode / "summary.json").read_bytes())["status"] == "ok"
+
+    def outer(task: str, ctx: Any) -> Any:
+        return ctx.tool("fs.write", {"kwargs": {"x": 1}}, protocol="python", fn=_add, effect="write", risk="high")
+
+    outcome: list[Any] = []
+    finished = threading.Event()
+
+    def run() -> None:  # on a thread of its own: before the fix it never returned
+        try:
+            outcome.append(noesis_nb.solve("review", using=outer, approver=reviewer, runs_dir=tmp_path / "outer"))
+        finally:
+            finished.set()
+
+    threading.Thread(target=run, daemon=True).start()
+    assert finished.wait(20), f"the nested approval waited for the policy's own lock (asked: {asked})"
+    [episode] = outcome
+    assert asked == ["outer", "inner"]
+    summary = orjson.loads((tmp_path / "outer" / episode / "summary.json").read_bytes())
+    assert summary["status"] == "ok"
+    assert (noesis_nb.tools_df(tmp_path / "outer").status == "succeeded").tolist() == [True]
+    assert (noesis_nb.tools_df(tmp_path / "inner").status == "succeeded").tolist() == [True]
