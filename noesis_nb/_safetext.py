@@ -17,6 +17,10 @@ from typing import Any
 
 __all__ = [
     "visible",
+    "unseen_character",
+    "unseen_escaped",
+    "character_named",
+    "NAME_JOINERS",
     "capped_marks",
     "MARKS_KEPT",
     "magic_word",
@@ -161,6 +165,50 @@ _JOINERS = "\u200c\u200d"  # zero-width (non-)joiners: part of emoji and Persian
 # byte-order marks are shown
 _HIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b\u2028-\u202e\u2066-\u2069\ufeff]")
 _HIDDEN_EXACT = re.compile(f"[{_INVISIBLE}{_JOINERS}]")
+
+
+#: the characters with no width a name may hold: ZWNJ and ZWJ (Persian, Hindi and Kurdish words, emoji sequences
+#: such as a technologist) and the emoji variation selector U+FE0F (``❤️``)
+NAME_JOINERS = "\u200c\u200d\ufe0f"
+_UNSEEN_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cs", "Zl", "Zp"})
+# Unicode's default-ignorable code points outside those categories: the combining grapheme joiner, the Hangul and
+# Khmer fillers, the Mongolian free variation selectors, the variation selectors (and their supplement, in the tag
+# block), the ones kept unassigned to be ignored (U+2065, U+FFF0-U+FFF8, the tag block); and the blank braille pattern
+_IGNORABLE = re.compile(
+    "[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u2065\u2800\u3164\ufe00-\ufe0f\uffa0\ufff0-\ufff8\U000e0000-\U000e0fff]"
+)
+
+
+def unseen_character(text: str, *, allowed: str = "") -> str | None:
+    """The first character of ``text`` no name may hold, None when there is none: a control, format, private-use,
+    surrogate or line-separating character (categories Cc, Cf, Co, Cs, Zl, Zp: a NUL, an escape, a zero-width space,
+    a direction mark, a soft hyphen, a tag character), a default-ignorable one (a Hangul filler, a variation selector)
+    or a space but the ASCII one (a no-break space). Two names that read the same are then one name. ``allowed``:
+    the characters of ``NAME_JOINERS`` a kind of name is spelled with. One rule for every name typed in code: a
+    model, provider, request id, tool name."""
+    if text.isascii():
+        return next((ch for ch in text if ch < " " or ch == "\x7f"), None)
+    for ch in text:
+        if ch in allowed:
+            continue
+        category = unicodedata.category(ch)
+        if category in _UNSEEN_CATEGORIES or (category == "Zs" and ch != " ") or _IGNORABLE.match(ch):
+            return ch
+    return None
+
+
+def unseen_escaped(text: str, *, allowed: str = "") -> str:
+    """``text`` with each character ``unseen_character`` finds written as its backslash escape (``gpt\\u3164``): a
+    name in a message reads as typed, the characters no reader sees shown."""
+    if unseen_character(text, allowed=allowed) is None:
+        return text
+    return "".join(ch.encode("unicode_escape").decode("ascii") if unseen_character(ch, allowed=allowed) else ch for ch in text)
+
+
+def character_named(ch: str) -> str:
+    """``\\u200e (U+200E LEFT-TO-RIGHT MARK)``: a character no reader sees, named so it can be found."""
+    named = unicodedata.name(ch, "")
+    return f"{ch.encode('unicode_escape').decode('ascii')} (U+{ord(ch):04X}{' ' + named if named else ''})"
 
 
 #: combining marks kept on one base character: enough for written languages (Vietnamese stacks two, pointed Hebrew

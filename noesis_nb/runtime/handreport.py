@@ -5,9 +5,9 @@ from ``df.tok.sum()`` is a count, and a latency or cost of any number kind (a fl
 billing ``Decimal``) is the nearest float; a float subclass or a ``Fraction`` was written as its text
 (``"Fraction(1, 3)"``), which every view then read as unknown. Its texts (model, provider, request id) follow the
 rule captured calls follow (``capture.usage.text``: one longer than 256 characters is stored cut), and, as a
-tool's name, are refused when holding a control or invisible character, or, for the model, blank: typed by a
-person, such a name is a slip that would never match its price or another record of the same call. A blank provider
-or request id (``headers.get("x-request-id", "")``) is unknown, as capture reads a blank id.
+tool's name, are refused when holding a control or invisible character (``_safetext.unseen_character``), or,
+for the model, blank: typed by a person, such a name is a slip that would never match its price or another record
+of the same call. A blank provider or request id (``headers.get("x-request-id", "")``) is unknown, as capture reads a blank id.
 """
 
 from __future__ import annotations
@@ -17,8 +17,7 @@ import numbers
 from decimal import Decimal
 from typing import Any
 
-from .._envvars import path_character_problem
-from .._safetext import safe_repr, type_name
+from .._safetext import NAME_JOINERS, character_named, safe_repr, type_name, unseen_character, unseen_escaped
 from ..capture.usage import MAX_COUNT, text
 from ..errors import InvalidOptionError
 from ..secrets.quoted import quoted
@@ -72,17 +71,14 @@ def _exact(value: Any, *, whole: bool) -> int | float | None:
 
 _EXAMPLES = {"model": "'gpt-4o-mini'", "provider": "'openai'", "request_id": "'chatcmpl-…'"}
 
-#: characters with no width that no name is spelled with (pasted with it): a zero-width space, a word joiner, a BOM
-_UNSEEN = frozenset("\u200b\u2060\ufeff")
-
 
 def reported_text(key: str, value: Any, *, required: bool = False) -> str | None:
     """A model name, provider or request id as it is stored: text, cut past 256 characters as a captured call's
     is. Refused (``InvalidOptionError``, naming it): not text, or holding a control or invisible character (a line
-    break, a NUL, a bidi override, a zero-width space: ``_envvars.path_character_problem``'s rule for names, and
-    ``_UNSEEN``); the joiners and variation selectors words and emoji are spelled with (ZWNJ in Persian, ZWJ, U+FE0F)
-    are taken. None, or blank text (``""``, ``" "``), is unknown (None) unless ``required``:
-    then it is refused."""
+    break, a NUL, a bidi override or direction mark, a zero-width space, a soft hyphen, a Hangul filler, a tag
+    character, a no-break space: ``_safetext.unseen_character``, the rule of every name); the joiners and the
+    variation selector words and emoji are spelled with (ZWNJ in Persian, ZWJ, U+FE0F: ``NAME_JOINERS``) are taken.
+    None, or blank text (``""``, ``" "``), is unknown (None) unless ``required``: then it is refused."""
     if value is None and not required:
         return None
     example = _EXAMPLES.get(key, "'name'")
@@ -100,13 +96,15 @@ def reported_text(key: str, value: Any, *, required: bool = False) -> str | None
 
 
 def _hides(value: str) -> bool:
-    return path_character_problem(value) is not None or any(ch in _UNSEEN for ch in value)
+    return unseen_character(value, allowed=NAME_JOINERS) is not None
 
 
 def _hidden(key: str, value: str) -> InvalidOptionError:
+    ch = unseen_character(value, allowed=NAME_JOINERS) or "?"
     return InvalidOptionError(
-        f"{key}={quoted(value, 60)} holds a control or invisible character (a line break, a NUL, a bidi "
-        f"override), which no {key.replace('_', ' ')} has; type it again, e.g. {_EXAMPLES.get(key, repr('name'))}"
+        f"{key}={unseen_escaped(quoted(value, 60))} holds a control or invisible character ({character_named(ch)} at position "
+        f"{value.index(ch) if ch in value else '?'}; like a line break, a NUL, a bidi override), which no "
+        f"{key.replace('_', ' ')} has; type it again, e.g. {_EXAMPLES.get(key, repr('name'))}"
     )
 
 

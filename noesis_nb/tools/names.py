@@ -4,7 +4,8 @@ A tool's namespace and name become its action candidate's kind (``tool.<namespac
 checker reads with no blank in it), part of a file name under ``tool_invocations/idempotency/`` and a label
 in every view; so each part is letters, digits, ``_`` and ``-`` (a namespace may join such parts with dots),
 and a version is letters, digits and ``._+-``. Records read from disk are not judged: another program's
-names load as written.
+names load as written. A name holding a control or invisible character (``_safetext.unseen_character``, the rule
+of every name typed in code) is told which one and where, since it reads as a name the rule takes.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .._safetext import character_named, unseen_character, unseen_escaped
 from ..errors import InvalidOptionError
 from ..secrets.quoted import quoted
 
@@ -41,7 +43,8 @@ def split_tool_name(name: Any) -> tuple[str, str, str | None]:
     namespace, dot, short = base.rpartition(".")
     parts = (namespace if dot else "local", short, version if at else None)  # ".fs" has an empty namespace
     if len(name) > _LONGEST or not _fits(*parts):
-        raise InvalidOptionError(f"tool name {quoted(name, 60)} cannot be recorded: {NAME_LOOKS_LIKE}")
+        shown = unseen_escaped(quoted(name, 60))
+        raise InvalidOptionError(f"tool name {shown} cannot be recorded: {NAME_LOOKS_LIKE}{_unseen(name)}")
     return parts
 
 
@@ -51,8 +54,19 @@ def check_tool_identity(namespace: Any, name: Any, version: Any = None) -> None:
         if value is None and what == "version":
             continue
         if not isinstance(value, str) or not _RULES[what].fullmatch(value):
-            raise InvalidOptionError(f"tool {what} {quoted(value, 60)} cannot be recorded: {NAME_LOOKS_LIKE}")
+            unseen = _unseen(value) if isinstance(value, str) else ""
+            shown = unseen_escaped(quoted(value, 60))
+            raise InvalidOptionError(f"tool {what} {shown} cannot be recorded: {NAME_LOOKS_LIKE}{unseen}")
 
 
 def _fits(namespace: str, name: str, version: str | None) -> bool:
     return bool(_NAMESPACE.fullmatch(namespace) and _NAME.fullmatch(name) and (version is None or _VERSION.fullmatch(version)))
+
+
+def _unseen(name: str) -> str:
+    """``; it holds \\u200e (U+200E LEFT-TO-RIGHT MARK) at position 7, …`` when ``name`` holds a character no name may
+    hold (``unseen_character``), "" when it holds none."""
+    ch = unseen_character(name)
+    if ch is None:
+        return ""
+    return f"; it holds {character_named(ch)} at position {name.index(ch)}, a control or invisible character no name has"

@@ -1,0 +1,99 @@
+"""One rule for the characters no name typed in code may hold: a model, provider or request id given to
+``ctx.model_call`` and a tool's name refuse the same ones, and say which one and where.
+
+A model name holding a direction mark (U+200E), a soft hyphen, a Hangul filler, an invisible operator, a tag
+character or a no-break space was written: it reads as ``gpt-4o-mini`` in every view yet matches no price, so
+its cost was unknown. Only ZWNJ, ZWJ and the emoji variation selector U+FE0F, which words and emoji are spelled
+with, are taken in a model's name.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import noesis_nb
+from noesis_nb.errors import InvalidOptionError
+from noesis_nb.runtime.handreport import reported_text
+from noesis_nb.tools.names import split_tool_name
+
+#: the characters the hostile report found written in a model's name
+FOUND = [
+    *"\u200e\u200f\u061c\u00ad\u3164\u115f\u1160\uffa0\u2061\u2062\u2063\u2064\U000e0000\U000e0041\U000e007f",
+    *"\u180e\u034f\u206a\u206b\u206c\u206d\u206e\u206f\ufff9\ufffa\ufffb\u00a0",
+]
+
+_IGNORABLE = [0x034F, 0x115F, 0x1160, 0x17B4, 0x17B5, *range(0x180B, 0x1810), 0x2065, 0x3164, *range(0xFE00, 0xFE0F)]
+_IGNORABLE += [0xFFA0, *range(0xFFF0, 0xFFF9), *range(0xE0000, 0xE1000)]
+_UNSEEN = st.one_of(
+    st.characters(categories=["Cc", "Cf", "Co", "Cs", "Zl", "Zp"], exclude_characters="\u200c\u200d"),
+    st.characters(categories=["Zs"], exclude_characters=" "),
+    st.sampled_from([chr(code) for code in _IGNORABLE]),
+)
+
+
+def _model_events(run_dir: Path) -> list[dict[str, Any]]:
+    events = [orjson.loads(line) for line in (run_dir / "events.jsonl").read_bytes().splitlines()]
+    return [e["payload"] for e in events if e["phase"] == "model"]
+
+
+def test_a_model_name_holding_an_invisible_character_is_refused_naming_it_and_nothing_is_written(
+    runs_dir: Path,
+) -> None:
+    refused: dict[str, str] = {}
+
+    def agent(task: str, ctx: Any) -> str:
+        for ch in FOUND:
+            try:
+                ctx.model_call("gpt-4o" + ch + "-mini", provider="openai", input_tokens=1000, output_tokens=100)
+            except InvalidOptionError as exc:
+                refused[ch] = str(exc)
+        return "checked"
+
+    ep = noesis_nb.solve("invisible names", using=agent, runs_dir=runs_dir)
+    # before: all but none of them written (U+200E, the soft hyphen, the fillers, the tags, U+00A0, …), cost unknown
+    assert _model_events(runs_dir / ep) == []
+    assert sorted(refused) == sorted(FOUND)
+    for ch, message in refused.items():
+        assert f"U+{ord(ch):04X}" in message and "at position 6" in message, message
+        assert ch not in message, message  # shown escaped, never raw
+
+
+@settings(max_examples=300, deadline=None)
+@given(ch=_UNSEEN, where=st.integers(0, 6))
+def test_every_control_format_private_separator_ignorable_or_non_ascii_space_is_refused_by_both_name_rules(
+    ch: str, where: int
+) -> None:
+    name = "gpt-4o"[:where] + ch + "gpt-4o"[where:]
+    with pytest.raises(InvalidOptionError) as by_model:
+        reported_text("model", name, required=True)
+    tool = "fs.read"[:where] + ch + "fs.read"[where:]
+    with pytest.raises(InvalidOptionError) as by_tool:
+        split_tool_name(tool)
+    code = f"U+{ord(ch):04X}"
+    assert code in str(by_model.value) and f"at position {where}" in str(by_model.value), str(by_model.value)
+    assert code in str(by_tool.value) and f"at position {where}" in str(by_tool.value), str(by_tool.value)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    word=st.text(
+        st.characters(categories=["L", "M", "N", "Pd", "So"], exclude_characters=[chr(c) for c in _IGNORABLE]),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_names_spelled_in_letters_marks_digits_and_symbols_are_taken(word: str) -> None:
+    assert reported_text("model", "m-" + word) == "m-" + word
+
+
+@pytest.mark.parametrize("name", ["مدل‌من", "🧑‍💻-coder", "❤️-bot", "नमस्‍ते"])
+def test_the_joiners_and_the_emoji_variation_selector_stay_taken_in_a_model_name(name: str) -> None:
+    assert reported_text("model", name) == name
+    assert any(unicodedata.category(ch) == "Cf" or ch == "\ufe0f" for ch in name)
