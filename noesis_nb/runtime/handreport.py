@@ -44,14 +44,27 @@ def _figure(key: str, value: Any) -> int | float:
             f"{key}={safe_repr(value, 80)}: a token count is a non-negative whole number below 2**53 (an int or a numpy "
             "integer), or None when unknown; pass int(count) for a whole number held as a float"
         )
-    if number is None:
-        fix = "pass float(value) to write it as float holds it" if isinstance(value, numbers.Number) else "pass a number"
-    else:
+    if number is not None:
         fix = "pass None when it is unknown"
+    elif not isinstance(value, numbers.Number):
+        fix = "pass a number"
+    elif _plain_float(value):
+        fix = "pass float(value) to write it as float holds it"
+    else:  # float(value) would raise or give no such figure (a signalling NaN, a complex, a Fraction past float's range)
+        fix = "pass None when it is unknown, or the figure as a finite float from 0 below 2**53 such as 0.0021"
     raise ValueError(
         f"{key}={safe_repr(value, 80)}: latency and cost are finite numbers from 0 below 2**53 (an int or float, a "
         f"numpy number), or None when unknown; {fix}"
     )
+
+
+def _plain_float(value: Any) -> bool:
+    """Whether ``float(value)`` is a figure ``_figure`` takes: the fix a message may then give."""
+    try:
+        number = float(value)
+    except Exception:  # a complex, a signalling NaN, a Fraction past float's range, a hostile __float__
+        return False
+    return math.isfinite(number) and 0 <= number < MAX_COUNT
 
 
 def _exact(value: Any, *, whole: bool) -> int | float | None:

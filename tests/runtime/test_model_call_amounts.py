@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 import math
+import numbers
 import warnings
 from decimal import Decimal
 from fractions import Fraction
@@ -139,3 +140,41 @@ def test_a_figure_no_plain_number_holds_is_refused_naming_it_and_the_fix(runs_di
     for message in errors:
         assert message.startswith(f"{key}={value!r}: ") and fix in message, message
     assert _model_events(runs_dir / ep) == []
+
+
+class _Figure(numbers.Number):
+    """A number kind that is no Real but converts to a float (a library's own amount type)."""
+
+    def __float__(self) -> float:
+        return 0.25
+
+    def __repr__(self) -> str:
+        return "Figure(0.25)"
+
+    __hash__ = object.__hash__
+
+
+ODD_KINDS = [Decimal("sNaN"), complex(1, 0), Fraction(10**400, 3), _Figure()]
+
+
+@pytest.mark.parametrize("value", ODD_KINDS, ids=["sNaN", "complex", "Fraction-past-float", "Number-kind"])
+def test_the_fix_a_refused_cost_is_told_works_when_followed(runs_dir: Path, value: Any) -> None:
+    """The fix said for a refused number: ``float(value)`` only when it converts to a figure that is written."""
+    followed: list[tuple[str, Any]] = []
+
+    def agent(task: str, ctx: Any) -> str:
+        with pytest.raises(ValueError) as caught:
+            ctx.model_call("gpt-4o", provider="openai", input_tokens=5, output_tokens=1, cost_usd=value)
+        message = str(caught.value)
+        # before: "pass float(value) to write it as float holds it" for each, though float() raises for the first three
+        fixed = float(value) if "pass float(value)" in message else None
+        assert "pass None" in message or fixed is not None, message
+        ctx.model_call("gpt-4o", provider="openai", input_tokens=5, output_tokens=1, cost_usd=fixed)
+        followed.append((message, fixed))
+        return "checked"
+
+    ep = noesis_nb.solve("fixes", using=agent, runs_dir=runs_dir)
+    assert read_status(runs_dir / ep) == "ok"
+    [(message, fixed)] = followed
+    [written] = _model_events(runs_dir / ep)
+    assert written["cost_usd"] == fixed
