@@ -16,10 +16,9 @@ from typing import Any
 
 from ..store.artifacts import read_summary
 from ..store.vocab import TERMINAL_STATUSES, failed
-from .meter import CostMeter
-from .money import money
+from .meter import CostMeter, cost_words
 from .render import badge_html, esc, says_rejected, short, shown_status
-from .state import format_elapsed, format_seconds, no_calls
+from .state import Tally, format_elapsed, format_seconds, no_calls, running_words
 from .theme import STATUS_HUES
 
 __all__ = ["BatchFigures", "key_of", "pick", "rank", "entry_line", "grid_table", "header_line", "GRID_HEAD"]
@@ -47,8 +46,12 @@ def key_of(entry: Any) -> tuple[int, str]:
     return entry.index, str(entry.adapter)
 
 
+def _source_of(entry: Any) -> Any:
+    return entry.handle if entry.handle is not None else getattr(entry, "disk", None)
+
+
 def _calls_of(entry: Any) -> Sequence[Mapping[str, Any]]:
-    source = entry.handle if entry.handle is not None else getattr(entry, "disk", None)
+    source = _source_of(entry)
     calls = getattr(source, "usage_calls", None) if source is not None else None
     return calls or ()
 
@@ -66,6 +69,9 @@ class BatchFigures:
         self._meters: dict[tuple[int, str], CostMeter] = {}  # one per entry: each prices only the calls added since its last look
         # entry key -> True for an entry whose run ended vetoed because a tool call was rejected (read once it ends)
         self.rejected: dict[tuple[int, str], bool] = {}
+        # entry key -> (its run's source, the tally of the events seen of it): each line's running time and wait for
+        # people by the episode view's own clock (``state.RunClock``)
+        self._tallies: dict[tuple[int, str], tuple[Any, Tally]] = {}
 
     def update(self, entries: Iterable[Any]) -> None:
         """Take in the entries that changed (all of them the first time prices are ready)."""
@@ -77,6 +83,7 @@ class BatchFigures:
             elif key not in self.rejected:  # its summary's reasons, read once (a vetoed run is sealed)
                 run_dir = getattr(entry, "run_dir", None)
                 self.rejected[key] = run_dir is not None and says_rejected(read_summary(Path(run_dir)))
+            self._follow(key, entry)
             usage = entry.usage or {}
             none_made = no_calls(usage)  # a run that made no model call: 0 tokens, $0.00 (runs_df's figures)
             if usage.get("model_calls") or none_made:
@@ -95,6 +102,29 @@ class BatchFigures:
                 self.unpriced.add(key)
             else:
                 self.unpriced.discard(key)
+
+    def _follow(self, key: tuple[int, str], entry: Any) -> None:
+        """Feed the entry's new events to its tally (a new run of the entry starts a new one)."""
+        source = _source_of(entry)
+        events = getattr(source, "events", None) if source is not None else None
+        if not isinstance(events, list):
+            self._tallies.pop(key, None)
+            return
+        kept = self._tallies.get(key)
+        if kept is None or kept[0] is not source or len(events) < kept[1].total:
+            kept = self._tallies[key] = (source, Tally(keep=8))
+        tally = kept[1]
+        if len(events) > tally.total:
+            tally.extend(events[tally.total :])
+
+    def time_text(self, entry: Any, now: float | None = None) -> str:
+        """An entry's running time with its wait for people apart, as its episode view's header says it."""
+        status = str(entry.status)
+        kept = self._tallies.get(key_of(entry))
+        if kept is None or kept[1].clock.first is None:  # no event seen of it: its wall time
+            return format_elapsed(entry.started_at, entry.ended_at, status, now) if entry.started_at else "—"
+        clock = kept[1].clock
+        return running_words(clock.running(status, now, entry.started_at), clock.waiting(status, now))
 
     def status_of(self, entry: Any) -> str:
         """The word the grid shows for an entry's status (``render.shown_status``: ``rejected`` for a run vetoed
@@ -116,13 +146,10 @@ class BatchFigures:
         ready = CostMeter.ready()
         if not ready:
             return "…" if ready is None else "—"
-        if key is not None:
-            cost = self.costs.get(key)
-            return "—" if cost is None else money(cost)
+        if key is not None:  # an entry's line: marked as its episode view's header marks a partial cost
+            return cost_words(self.costs.get(key), int(key in self.unpriced))
         known = [c for c in self.costs.values() if c is not None]
-        if not known:
-            return "—"
-        return money(sum(known)) + (" + unpriced calls" if self.unpriced else "")
+        return cost_words(sum(known) if known else None, len(self.unpriced))
 
     def token_text(self) -> str:
         """``"1,234 in · 56 out"`` over the entries with model calls: ``≥ N`` when some entry's total is unknown
@@ -164,9 +191,7 @@ def header_line(handle: Any, counts: Mapping[str, int], figures: BatchFigures, n
     waiting = getattr(handle, "waiting_s", None)  # time only waiting for people: counted apart, as an episode's view does
     waited = float(waiting(end)) if callable(waiting) else 0.0
     rate, eta = rate_and_eta(counts, handle.started_at, end, waited)
-    took = (format_seconds(max(0.0, end - float(handle.started_at) - waited)) if handle.started_at else "—") + (
-        f" (+ {format_seconds(waited)} waiting for people)" if waited >= 0.05 else ""
-    )
+    took = running_words(max(0.0, end - float(handle.started_at) - waited) if handle.started_at else None, waited)
     shown = figures.shown_counts(counts)
     by_status = " ".join(
         f'<span class="nnb-badge nnb-c-{_hue(s)}">{esc(s)} {shown[s]:,}</span>' for s in sorted(shown, key=lambda s: (rank(s), s))
@@ -196,7 +221,7 @@ def _cells(entry: Any, figures: BatchFigures, now: float | None) -> list[str]:
     if status == "paused":
         took = "waiting"  # for a person: not time the episode ran
     else:
-        took = format_elapsed(entry.started_at, entry.ended_at, status, now) if entry.started_at else "—"
+        took = figures.time_text(entry, now)
     return [
         f"<span>{entry.index}</span>",
         f"<span>{esc(short(entry.task, 60))}</span>",

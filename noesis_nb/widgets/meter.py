@@ -13,7 +13,15 @@ from typing import Any
 
 from .money import money
 
-__all__ = ["CostMeter", "format_cost"]
+__all__ = ["CostMeter", "format_cost", "cost_words"]
+
+
+def cost_words(priced: float | None, unpriced: int) -> str:
+    """A cost as every live surface says it: ``$0.0035``, ``$0.0035 + unpriced calls`` when some calls could not be
+    priced (usage_df's ``priced=False``, runs_df's NaN), ``—`` when none could."""
+    if priced is None:
+        return "—"
+    return money(priced) + (" + unpriced calls" if unpriced else "")
 
 
 class CostMeter:
@@ -83,10 +91,7 @@ class CostMeter:
         ready = self.ready()
         if not ready:
             return "…" if ready is None else "—"
-        total, unpriced = self.total(calls)
-        if total is None:
-            return "—"
-        return money(total) + (" + unpriced calls" if unpriced else "")
+        return cost_words(*self.total(calls))
 
     def total(self, calls: Sequence[Mapping[str, Any]]) -> tuple[float | None, int]:
         """(cost of the priced calls, or None when none could be priced; how many could not be), once prices are ready.

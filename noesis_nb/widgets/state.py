@@ -34,6 +34,8 @@ __all__ = [
     "no_calls",
     "format_elapsed",
     "format_seconds",
+    "waited_words",
+    "running_words",
     "TERMINAL",
 ]
 
@@ -246,6 +248,21 @@ def format_seconds(seconds: float | None) -> str:
     return f"{int(seconds // 86400):,} d {int(seconds % 86400 // 3600)} h"
 
 
+WAIT_SHOWN_S = 0.05  # a wait for people shorter than this reads as none ("+ 0.0 s" would say nothing)
+
+
+def waited_words(waited: float | None) -> str | None:
+    """A wait for people as a header says it (``1.6 s``), None when there was none to speak of."""
+    return format_seconds(waited) if waited is not None and waited >= WAIT_SHOWN_S else None
+
+
+def running_words(running: float | None, waited: float | None) -> str:
+    """Running time with the wait for people apart: ``0.3 s (+ 1.6 s waiting for people)``, as an episode view's
+    header and the batch grid (its header and each episode's line) say it."""
+    wait = waited_words(waited)
+    return format_seconds(running) + (f" (+ {wait} waiting for people)" if wait else "")
+
+
 def view_state(
     source: RunSource, tally: Tally, now: float | None = None, meter: CostMeter | None = None, **extra: Any
 ) -> dict[str, Any]:
@@ -263,7 +280,7 @@ def view_state(
         "using": source.using,
         "status": shown_status(status, tally.rejected),  # the word shown; ``status`` below stays the run's own
         "elapsed": format_seconds(running),
-        "waited": format_seconds(waited) if waited >= 0.05 else None,
+        "waited": waited_words(waited),
         "tokens": format_tokens(source.usage),
         "cost": format_cost(source.usage_calls, meter, none_known=no_calls(source.usage)),
     }

@@ -191,6 +191,9 @@ def _rules() -> list[str]:
         # for it (an adapter's long name); only the task wraps, between its words (a word longer than its column aside)
         f".{r} .nnb-grid-line>*{{min-width:0;max-width:100%;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}}",
         f".{r} .nnb-grid-line>:nth-child(2){{white-space:normal;overflow:visible;overflow-wrap:break-word}}",
+        # a cost or time with its mark (``+ unpriced calls``, ``(+ 1.6 s waiting for people)``) goes on under its figure,
+        # between words, rather than lose the mark to a "…"
+        f".{r} .nnb-grid-line>:is(:nth-child(6),:nth-child(7)){{white-space:normal}}",
         # a narrow grid (a 700px window, a side panel, a 560px one): the task on a line of its own beside the row's
         # number, the adapter, status, score, cost and time on the line under it, each under its heading
         f".{r} .nnb-grid{{container-type:inline-size}}",
