@@ -137,7 +137,7 @@ def walked(text: bytes | str) -> tuple[Any, list[str], int | None]:
 def screened(text: bytes, value: Any) -> tuple[Any, list[str]]:
     """(``value``, []) for orjson's reading ``value`` of the JSON document ``text``; when a key comes twice in it,
     its reading with those keys unknown and the keys (``without_repeats``)."""
-    counted = text.count(b":") if len(text) <= _BIG and b"\\" not in text else colons(text)  # a document: small
+    counted = text.count(b":") if len(text) <= _BIG and text.find(b"\\") == -1 else colons(text)  # a document: small
     if not may_repeat(counted, value):
         return value, []
     return without_repeats(text)

@@ -98,7 +98,7 @@ def _without_tag(data: bytes) -> str | None:
     text inside a string cannot match). This skips most of the cost for engine summaries.
     """
     body = data.strip()
-    if b'"source"' in body or not (body.startswith(b"{") and body.endswith(b"}")):
+    if body.find(b'"source"') != -1 or not (body.startswith(b"{") and body.endswith(b"}")):
         return None
     at = body.find(b'"x-noesis_nb"')
     while at != -1:

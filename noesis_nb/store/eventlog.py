@@ -386,7 +386,7 @@ def parse_lines(
     if data[:2] in WIDE_BOMS:  # UTF-16 or UTF-32 text: every line would be reported, none is JSON
         _problem(path, 1, WIDE_TEXT, strict, errors)
         return []
-    if b"\r" in data:  # memchr: a file of CRLF or lone-CR line ends, rare
+    if data.find(b"\r") != -1:  # memchr: a file of CRLF or lone-CR line ends, rare (``in`` raises and clears first)
         data = lone_cr_as_newline(data, path, strict, errors)
     lines = data.split(b"\n")
     last = lines.pop() if lines else b""  # after the final newline: b"" unless the last line is torn

@@ -118,9 +118,17 @@ def _older(value: Any, limit: int) -> bool:
     if type(value) is tuple:
         if len(value) == 5 and type(value[0]) is int and type(value[1]) is int and type(value[2]) is int:
             return value[1] < limit and value[2] < limit
-        return all(_older(v, limit) for v in value)
+        for v in value:  # a loop, not ``all(...)``: a generator for each tuple cost more than its few items
+            if type(v) is tuple and len(v) == 5 and type(v[0]) is int and type(v[1]) is int and type(v[2]) is int:
+                if not (v[1] < limit and v[2] < limit):  # a stamp, judged here: no call for each of a run's files
+                    return False
+            elif not _older(v, limit):
+                return False
+        return True
     if type(value) is dict:
-        return all(_older(v, limit) for v in value.values())
+        for v in value.values():
+            if not _older(v, limit):
+                return False
     return True
 
 
@@ -146,7 +154,7 @@ def what_is(mode: int) -> str:
 
 
 def _open(path: str, within: str | None) -> int | None:
-    if within is not None:
+    if within is not None and not _directly_in(path, within):
         parent = os.path.dirname(path)
         if parent.rstrip(os.sep) != within.rstrip(os.sep) and _linked(parent, within) and not inside(parent, within):
             raise UnreadableRunFile(
@@ -171,6 +179,18 @@ def _open(path: str, within: str | None) -> int | None:
         return None  # a dangling link inside the run: as good as absent
     except OSError as exc:
         raise UnreadableRunFile(path, f"cannot be opened ({exc.strerror or exc})") from None
+
+
+def _directly_in(path: str, within: str) -> bool:
+    """Whether ``path`` is ``within`` + one separator + a name holding none (a run's own document, the common case):
+    its folder is then ``within`` itself, what ``os.path.dirname`` would say, without its cost on every read."""
+    at = len(within)
+    return (
+        path.startswith(within)
+        and path.rfind(os.sep) == at
+        and within[-1:] != os.sep
+        and (os.altsep is None or path.find(os.altsep, at) == -1)
+    )
 
 
 def read_file(path: str, within: str | None = None, *, tail: int | None = None) -> tuple[bytes, Stamp, bool] | None:
@@ -198,7 +218,7 @@ def read_file(path: str, within: str | None = None, *, tail: int | None = None) 
             while chunk := os.read(fd, _CHUNK):
                 chunks.append(chunk)
             data = b"".join(chunks)
-        return data, change_stamp(st), whole
+        return data, (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev), whole  # ``change_stamp``
     except UnreadableRunFile:
         raise
     except OSError as exc:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import RunLifecycleError
-from .runfiles import MAX_DOCUMENT_BYTES, Stamp, UnreadableRunFile, change_stamp, inside, what_is
+from .runfiles import MAX_DOCUMENT_BYTES, Stamp, UnreadableRunFile, inside, what_is
 
 __all__ = [
     "SEAL_FILES",
@@ -168,7 +168,7 @@ def read_seal_file(path: str) -> tuple[bytes, Stamp] | None:
             while chunk := os.read(fd, 1 << 20):
                 chunks.append(chunk)
             data = b"".join(chunks)
-        return data, change_stamp(st)
+        return data, (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)  # ``change_stamp``
     except UnreadableSealFile:
         raise
     except OSError as exc:
