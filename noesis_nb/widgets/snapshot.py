@@ -43,7 +43,7 @@ __all__ = [
 
 
 def _step_html(step: Any, facts: StepFacts) -> str:
-    return f'<details class="{step_class(step)}"><summary>{summary_html(step, facts)}</summary>{body_html(step)}</details>'
+    return f'<details class="{step_class(step, facts)}"><summary>{summary_html(step, facts)}</summary>{body_html(step)}</details>'
 
 
 def snapshot_html(state: Mapping[str, Any]) -> str:

@@ -133,7 +133,7 @@ class StepList:
         else:
             facts = facts or self._facts or self.facts()
             inner = summary_html(step, facts) + (body_html(step) if step.index in self.expanded else "")
-            value = f'<div class="{step_class(step)}">{inner}</div>'
+            value = f'<div class="{step_class(step, facts)}">{inner}</div>'
         if value == row.sent:
             return 0
         row.name()

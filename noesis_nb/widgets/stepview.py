@@ -97,6 +97,8 @@ class StepFacts:
     now: float | None = None  # for steps still running (epoch seconds)
     # the run's closed pauses (paused at, resumed at), as the header counts its wait: a tool step says the one it held
     pauses: tuple[tuple[float, float], ...] = ()
+    # the run ended (ok, error, vetoed, cancelled): a draft still waiting can no longer be decided (tools_df: undecided)
+    ended: bool = False
 
 
 @lru_cache(maxsize=8192)
@@ -165,6 +167,8 @@ def _tool_parts(step: Step, facts: StepFacts) -> list[str]:
             '<span class="nnb-c-grey">given up by the adapter while it waited for approval</span>'
             + (f" (after {format_seconds(waited)})" if waited else "")
         )
+    elif _undecided(step, facts):
+        parts.append('<span class="nnb-c-grey">undecided: its run ended before anyone decided it</span>')
     elif step.state == "pending" and decision is None:
         parts.append('<b class="nnb-c-orange">waiting for approval</b>')
     elif decision is None and step.state == "rejected" and (refused := _refusal(step)) is not None:
@@ -191,9 +195,19 @@ def _tool_parts(step: Step, facts: StepFacts) -> list[str]:
         parts.append(f'<span class="nnb-c-red">failed: {label(reason)}</span>')
     elif step.state == "running":
         parts.append("running")
-    elif abandoned:
+    elif abandoned or _undecided(step, facts):
         parts.append("never ran")
     return parts
+
+
+def _undecided(step: Step, facts: StepFacts) -> bool:
+    """A draft its run ended without deciding (``tools_df.status`` ``undecided``): nobody can decide it any more."""
+    return facts.ended and step.kind == "tool" and step.state == "pending" and (step.draft_id or "") not in facts.decisions
+
+
+def _flag(step: Step, facts: StepFacts) -> str | None:
+    """The step's mark: an undecided draft's pause is over (its run ended), so no ‖ stands out for it."""
+    return None if _undecided(step, facts) else step.flag()
 
 
 def _model_parts(step: Step, facts: StepFacts) -> list[str]:
@@ -341,7 +355,7 @@ def summary_html(step: Step, facts: StepFacts | None = None) -> str:
         parts = [f"<b>{label(name)}</b>" if name != first.get("phase") else "", esc(short_payload(first, 140))]
     title = _KIND_LABELS.get(kind) or str(first.get("phase") or "?")
     hue_of = _KIND_HUES.get(kind) or first.get("phase")
-    flag = step.flag()
+    flag = _flag(step, facts)
     mark = f"{FLAG_MARKS[flag]} " if flag else ""
     if len(step.events) > 1 and kind not in ("tool", "steer"):
         took = seconds_between(first, step.last)
@@ -384,6 +398,6 @@ def body_html(step: Step, limit: int = BODY_ROWS) -> str:
     return f'<div class="nnb-body">{rows}{tail}</div>'
 
 
-def step_class(step: Step) -> str:
-    flag = step.flag()
+def step_class(step: Step, facts: StepFacts | None = None) -> str:
+    flag = _flag(step, facts or StepFacts())
     return "nnb-step" + (f" nnb-f-{flag}" if flag else "")

@@ -250,6 +250,7 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
             price=CostMeter.price_of,
             veto=veto[1] if veto else None,
             pauses=tuple(self._tally.clock.spans),
+            ended=state["status"] in TERMINAL,
         )
 
     def flush(self) -> None:
