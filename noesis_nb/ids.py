@@ -9,6 +9,7 @@ import uuid
 
 from ulid import ULID
 
+from ._safetext import character_named
 from .errors import InvalidIdError
 from .secrets.names import REDACTED_VALUE
 from .secrets.quoted import quoted, starts_like_key
@@ -152,6 +153,37 @@ def _credential_message(value: str, what: str) -> str:
     )
 
 
+_OUTSIDE = re.compile(r"[^A-Za-z0-9_.:@+=-]")
+# an id minted by a ULID (``ep_01K…``, in any case, a draft id of two), which no key is: shown when a character in
+# it is refused. A hex or UUID id is not: some keys are written so
+_ULID_ANY_CASE = r"(?:[A-Za-z]{1,8}_)?[0-7][0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{25}"
+_ID_SHAPED = re.compile(rf"{_ULID_ANY_CASE}|draft:{_ULID_ANY_CASE}:{_ULID_ANY_CASE}")
+
+
+def _outside_message(value: str, what: str) -> str:
+    """Why ``value`` is refused for a character outside the id's set: the first such character named (escaped, its
+    code point and place) and one drawn like an ASCII letter said so (a Cyrillic ``О`` pasted for ``0``). An id
+    shaped as a ULID one once such characters are set right is shown escaped; anything else is shown as ``quoted``
+    shows it (a key given as an id is not quoted back)."""
+    bad = _OUTSIDE.search(value)
+    if bad is None:
+        return f"{what} {_shown(value)} is over 200 characters; pass an id of at most 200 letters, digits and _.:@+=-"
+    ch = bad.group()
+    from .secrets.disguise import LOOK_ALIKES  # (its tables are read only for such a message)
+    from .secrets.guard import known_everywhere
+
+    drawn = LOOK_ALIKES.get(ch)
+    looks = f", drawn like the ASCII {drawn!r}" if drawn else ""
+    as_read = _OUTSIDE.sub(lambda m: LOOK_ALIKES.get(m.group(), "0"), value)
+    shaped = any(_ID_SHAPED.fullmatch(text) for text in (as_read, _OUTSIDE.sub("0", value)))
+    shaped = shaped and not any(known in value for known in known_everywhere())  # a secret a run learned: never shown
+    return (
+        f"{what} {ascii(value) if shaped else _shown(value)} has characters outside [A-Za-z0-9_.:@+=-]: "
+        f"{character_named(ch)} at position {bad.start()}{looks}; type it with ASCII letters, digits and _.:@+=- alone"
+        + (" (copy it from %noesis list or runs_df().episode_id)" if what == "episode id" else "")
+    )
+
+
 def validate_id(value: object, *, what: str = "episode id") -> str:
     """Return ``value`` if it is a non-empty id without path separators or ``..``; else raise."""
     if not isinstance(value, str) or not value:
@@ -168,7 +200,7 @@ def validate_id(value: object, *, what: str = "episode id") -> str:
     if not _SAFE.fullmatch(value):
         if value != value.strip() and _SAFE.fullmatch(value.strip()):  # pasted with a space or a line end around it
             raise InvalidIdError(f"{what} {_shown(value)} has white space around it; pass {quoted(value.strip(), 60)}")
-        raise InvalidIdError(f"{what} {_shown(value)} has characters outside [A-Za-z0-9_.:@+=-] or is over 200 characters")
+        raise InvalidIdError(_outside_message(value, what))
     if holds_credential(value):  # stored redacted in the run's files, in clear in its file names
         raise InvalidIdError(_credential_message(value, what))
     if value[0] in ".-":  # a hidden folder no listing shows (and staging folders' form), or a word read as an option

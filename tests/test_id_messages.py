@@ -34,3 +34,29 @@ def test_a_public_call_gives_the_same_message(tmp_path):
     with pytest.raises(InvalidIdError, match="home folder") as caught:
         nb.resume_run("~", runs_dir=tmp_path)
     assert "separator" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("typed", "code", "at"),
+    [
+        ("ep_\u041e1M946MRYXQD5534MGYR14PF4N", "U+041E", 3),  # a Cyrillic capital O pasted for the zero
+        ("ep_01m946mryxqd5534mgyr14pf4\u043e", "U+043E", 28),  # a Cyrillic small o, the id in small letters
+        ("\u0435p_01M946MRYXQD5534MGYR14PF4N", "U+0435", 0),  # a Cyrillic e in the prefix
+    ],
+)
+def test_an_id_typed_with_a_look_alike_letter_is_shown_with_the_letter_named_and_placed(tmp_path, typed, code, at):
+    with pytest.raises(InvalidIdError) as caught:
+        nb.resume_run(typed, runs_dir=tmp_path)
+    text = str(caught.value)
+    # before: "episode id <a 29-character value that looks like a key, not shown> has characters outside …"
+    assert ascii(typed) in text and "not shown" not in text, text
+    assert f"{code} CYRILLIC" in text and f"at position {at}," in text and "drawn like the ASCII" in text, text
+
+
+def test_a_key_with_a_look_alike_letter_is_still_not_shown(tmp_path):
+    key = "ghp_" + "Zq8Rt2Lm9Vx4Nc7Kp1Bw6Hs3Jd5Fg0Yt2Ea"
+    with pytest.raises(InvalidIdError) as caught:
+        nb.resume_run(key[:20] + "\u041e" + key[21:], runs_dir=tmp_path)
+    text = str(caught.value)
+    assert key[4:20] not in text and key[21:] not in text, text
+    assert "U+041E CYRILLIC CAPITAL LETTER O" in text and "at position 20," in text, text
