@@ -11,6 +11,8 @@ from ulid import ULID
 
 from ._safetext import character_named
 from .errors import InvalidIdError
+from .secrets.disguise import LOOK_ALIKES
+from .secrets.guard import known_everywhere
 from .secrets.names import REDACTED_VALUE
 from .secrets.quoted import quoted, starts_like_key
 from .secrets.text import find_in_text
@@ -169,8 +171,6 @@ def _outside_message(value: str, what: str) -> str:
     if bad is None:
         return f"{what} {_shown(value)} is over 200 characters; pass an id of at most 200 letters, digits and _.:@+=-"
     ch = bad.group()
-    from .secrets.disguise import LOOK_ALIKES  # (its tables are read only for such a message)
-    from .secrets.guard import known_everywhere
 
     drawn = LOOK_ALIKES.get(ch)
     looks = f", drawn like the ASCII {drawn!r}" if drawn else ""
