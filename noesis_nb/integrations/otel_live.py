@@ -4,7 +4,7 @@ A thread of its own looks every ``interval`` seconds; when events arrived since 
 builds the run's spans from the events in memory (``run_spans``, the same function a later export
 uses, so ids and attributes are the same) and sends the finished ones not sent yet: a model call or
 a timed step at once, a tool request once its chain has ended (an outcome or a refusal), the root span (with
-the episode's status and its other events) when the episode ends. Each span is sent once. A
+the episode's status and its other events) and the seal's span when the episode ends. Each span is sent once. A
 collector that refuses or is down is noted in ``errors`` and tried again at the next look; one that
 is down or failing (no answer, 5xx, 429) is tried again less and less often while the episode runs (the wait doubles
 after each refusal, up to ``BACKOFF_CAP_S``; said once in ``errors``), at once when the episode ends; an answer's
@@ -269,7 +269,9 @@ def _on_loop_thread() -> bool:
 
 def _finished(span: SpanSpec) -> bool:
     """Whether a span is final: every model call and timed step is; a tool request once its chain has ended
-    (an execution outcome, or a refusal); anything less certain waits for the episode's end."""
+    (an execution outcome, or a refusal); anything less certain (the seal's span) waits for the episode's end."""
+    if span.get("awaits_end"):
+        return False
     if not span["name"].startswith("execute_tool "):
         return True
     return any(name in _TOOL_ENDINGS for name, _at, _attrs in span["events"])

@@ -25,6 +25,7 @@ from ..store.runfiles import UnreadableRunFile, read_file
 from ..store.sealing import seal_state
 from ..store.vocab import TOOL_APPROVAL_PENDING, TOOL_APPROVED, TOOL_REJECTED_GOVERNANCE
 from .otel_clean import clean_spec
+from .otel_seal import with_seal_span
 from .otel_times import in_range, placed_times
 
 __all__ = ["run_spans", "SpanSpec", "TraceIncomplete"]
@@ -137,7 +138,7 @@ def run_spans(
     run_dir = Path(run_dir)
     found: list[str] = []
     try:
-        return _spans(run_dir, events, found)
+        return with_seal_span(_spans(run_dir, events, found))  # what came after the episode: on a span of its own
     finally:
         if problems is not None:
             problems.extend(found)
