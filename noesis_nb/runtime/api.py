@@ -39,7 +39,7 @@ from .handle import EpisodeHandle
 from .interrupt import interrupted, watch_interrupts
 from .recorder import Recorder
 from .registry import forget, live_handles, register
-from .resolve import resolve_using
+from .resolve import refuse_non_adapter, resolve_using
 from .resume import NothingToResume, ResumeReport, check_resume_options, interrupted_resume, pause_in, resume_from_disk
 from .rootlink import warn_if_default_root_linked
 from .solved import SolvedId
@@ -242,9 +242,8 @@ def check_episode_options(
     )
 
 
-def create_episode(
+def _checked_options(
     task: Any,
-    using: Any,
     *,
     runs_dir: Any,
     wait_for_human: bool,
@@ -262,12 +261,9 @@ def create_episode(
     inputs: dict[str, Any] | None = None,
     batch: dict[str, Any] | None = None,
     **unknown: Any,
-) -> Episode:
-    """An episode ready to run: options checked, its run directory created (``episode_id`` chosen ahead, or new).
-
-    ``inputs`` reach the adapter as ``ctx.inputs``; ``batch`` (batch id, task index, adapter name) is recorded in
-    the run's state and summary under ``x-noesis_nb.batch``.
-    """
+) -> _Checked:
+    """The caller's task and options checked, without resolving ``using=`` (a factory may do work) or writing
+    anything: what ``create_episode`` goes on from, and what ``start`` checks when no loop runs."""
     if unknown:
         raise InvalidOptionError.unknown(
             unknown,
@@ -300,12 +296,9 @@ def create_episode(
     )
     options.score = score
     options.score_timeout_s = check_score_timeout(score_timeout_s)
-    adapter = resolve_using(using)
-    source = getattr(adapter.target, "source", None)  # integration adapters name their system
-    if isinstance(source, str) and source:
-        options.tags = {"source": source, **options.tags}
     options.inputs = dict(inputs or {})
     episode_id = validate_new_episode_id(episode_id) if episode_id is not None else new_episode_id()
+    config.runs_dir(runs_dir)  # its name checked (a control character in it is refused), nothing made
     extension: dict[str, Any] = {
         "approver": approver if isinstance(approver, str) or approver is None else getattr(approver, "__name__", "callable"),
         "governance_mode": options.governance,
@@ -316,15 +309,39 @@ def create_episode(
         **({"inputs": options.inputs} if options.inputs else {}),
         **({"batch": dict(batch)} if batch else {}),
     }
+    return _Checked(options, episode_id, extension)
+
+
+@dataclass(frozen=True)
+class _Checked:
+    options: EpisodeOptions
+    episode_id: str
+    extension: dict[str, Any]
+
+
+def create_episode(task: Any, using: Any, *, runs_dir: Any, wait_for_human: bool, **opts: Any) -> Episode:
+    """An episode ready to run: options checked (``_checked_options``: seed, tags, governance, approver,
+    idle_timeout_s, pause_on_veto, capture, score, score_timeout_s, episode_id, inputs, batch), its run directory
+    created (``episode_id`` chosen ahead, or new).
+
+    ``inputs`` reach the adapter as ``ctx.inputs``; ``batch`` (batch id, task index, adapter name) is recorded in
+    the run's state and summary under ``x-noesis_nb.batch``.
+    """
+    checked = _checked_options(task, runs_dir=runs_dir, wait_for_human=wait_for_human, **opts)
+    options = checked.options
+    adapter = resolve_using(using)
+    source = getattr(adapter.target, "source", None)  # integration adapters name their system
+    if isinstance(source, str) and source:
+        options.tags = {"source": source, **options.tags}
     warn_if_default_root_linked(runs_dir)
     recorder = Recorder.create(
         config.runs_dir(runs_dir),
-        episode_id,
+        checked.episode_id,
         task=options.task,
         seed=options.seed,
         tags=options.tags,
         adapter_label=adapter.label,
-        extension=extension,
+        extension=checked.extension,
     )
     return Episode(adapter, options, recorder)
 
@@ -337,15 +354,24 @@ def in_thread(instead: str = "use noesis_nb.solve(...) there (it blocks that thr
 
 
 def start(task: str, using: Any, **opts: Any) -> EpisodeHandle:
-    """Schedule an episode on the running loop (a notebook cell's) and return its handle at once."""
+    """Schedule an episode on the running loop (a notebook cell's) and return its handle at once.
+
+    Without a running loop its task and options are checked first, as ``batch`` checks them: a wrong one is named
+    (``idle_timeout_s=nan``, ``governance='Enforce'``) rather than the loop alone, so one fix is not followed by another
+    refusal."""
+    runs_dir = opts.pop("runs_dir", None)
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:
+        loop = None
+    if loop is None:
+        _checked_options(task, runs_dir=runs_dir, wait_for_human=True, **opts)  # the task first, as create_episode
+        refuse_non_adapter(using)  # on its face: nothing imported or called
         raise EpisodeStateError(
             "start() needs a running event loop (a notebook cell, or inside `async def`); "
             + (in_thread() or "from plain scripts use noesis_nb.solve(...)")
-        ) from None
-    episode = create_episode(task, using, runs_dir=opts.pop("runs_dir", None), wait_for_human=True, **opts)
+        )
+    episode = create_episode(task, using, runs_dir=runs_dir, wait_for_human=True, **opts)
     return launch(episode, loop)
 
 
