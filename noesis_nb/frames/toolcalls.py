@@ -5,6 +5,9 @@ no draft came of (a ``tool.requested`` refused before its draft or cut off befor
 ``denied``, ``requested`` and ``lost`` rows). A request came of a draft when a tool event names both, or when a draft
 is named after it (``draft:<run>:<request id>``, or the request id itself: the names Noēsis gives prepared records).
 Both frames give the rule the same two things: the names of the prepared records listed, and the run's tool events.
+
+Each call's status is one rule too (``call_status``, from what its events say, ``note_tool_event``, and its
+records): ``tools_df.status`` and the exported trace's ``noesis.tool.status`` are its words.
 """
 
 from __future__ import annotations
@@ -13,9 +16,61 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from ..store.vocab import TOOL_REQUESTED
+from ..runtime.abandoned import is_abandonment
+from ..store.vocab import (
+    TOOL_APPROVAL_ABANDONED,
+    TOOL_APPROVAL_PENDING,
+    TOOL_APPROVED,
+    TOOL_AUTHN_FAILED,
+    TOOL_AUTHZ_DENIED,
+    TOOL_EXECUTION_FAILED,
+    TOOL_EXECUTION_OUTCOME_UNKNOWN,
+    TOOL_EXECUTION_STARTED,
+    TOOL_EXECUTION_SUCCEEDED,
+    TOOL_REJECTED_GOVERNANCE,
+    TOOL_REJECTED_INVALID,
+    TOOL_REPLAYED,
+    TOOL_REQUESTED,
+)
 
-__all__ = ["ToolEventsSeen", "ToolCalls", "seen_in", "tool_calls"]
+__all__ = [
+    "ToolEventsSeen",
+    "ToolCalls",
+    "seen_in",
+    "tool_calls",
+    "note_tool_event",
+    "call_status",
+    "UNDECIDED",
+    "ABANDONED",
+    "INVALID",
+    "DENIED",
+    "REQUESTED",
+    "LOST",
+]
+
+#: the status of a draft still waiting for a decision when its run ended: none can be given any more
+UNDECIDED = "undecided"
+#: the status of a draft whose call the adapter gave up while it waited for approval (``tool.approval.abandoned``):
+#: never run; its approval record says rejected by ``adapter`` (reason code ``tool.call_abandoned``), which no person
+#: decided, so it is not counted with the ``rejected`` ones
+ABANDONED = "abandoned"
+#: the statuses of a tool call refused before it became a draft (no tool record, no ``draft_id``): its payload or
+#: protocol did not hold (``tool.rejected.invalid``), or its caller was not authenticated or authorised
+#: (``tool.authn.failed``, ``tool.authz.denied``); ``reason_code`` says why
+INVALID = "invalid"
+DENIED = "denied"
+#: a tool call asked for (``tool.requested``) that has no draft yet while its run goes on; ``lost`` when its run ended
+#: or its process is gone before the draft was made (killed in between)
+REQUESTED = "requested"
+LOST = "lost"
+_REFUSALS = {TOOL_REJECTED_INVALID: INVALID, TOOL_AUTHN_FAILED: DENIED, TOOL_AUTHZ_DENIED: DENIED}
+
+_EXEC_STATUS = {
+    TOOL_EXECUTION_SUCCEEDED: "succeeded",
+    TOOL_EXECUTION_FAILED: "failed",
+    TOOL_REPLAYED: "replayed",
+    TOOL_EXECUTION_OUTCOME_UNKNOWN: "unknown",  # started, then cut off (a cancel, a crash): it may have run
+}
 
 
 @dataclass
@@ -69,3 +124,62 @@ def tool_calls(prepared: Iterable[str], seen: ToolEventsSeen) -> ToolCalls:
                 at = draft.find(":", at + 1)
         requests = [r for r in requests if r not in after]
     return ToolCalls(list(drafts), requests)
+
+
+def _text(payload: dict[str, Any], key: str) -> str | None:
+    value = payload.get(key)
+    return value if type(value) is str else None
+
+
+def note_tool_event(facts: dict[str, Any], name: Any, at: Any, payload: dict[str, Any]) -> None:
+    """Put what one tool event (``name``, its time ``at``, its ``payload``) says of its call into ``facts``: the
+    times it was asked for, waited, was decided, abandoned, started and finished, and its decision, outcome or
+    refusal with their reason codes (the keys ``call_status`` reads). Only text is taken where text belongs."""
+    if name == TOOL_REQUESTED:
+        facts.update(requested_at=at, protocol=_text(payload, "protocol"))
+    elif name == TOOL_APPROVAL_PENDING:
+        facts.update(pending_at=at, pending_code=_text(payload, "reason_code"))
+    elif name == TOOL_APPROVED:
+        facts.update(decided_at=at, decision="approved")
+    elif name == TOOL_REJECTED_GOVERNANCE:
+        reason, code = _text(payload, "reason"), _text(payload, "reason_code")
+        facts.update(decided_at=at, decision="rejected", reason=reason, decision_code=code)
+    elif name == TOOL_APPROVAL_ABANDONED:
+        facts["abandoned_at"] = at
+    elif name == TOOL_EXECUTION_STARTED:
+        facts["executed_at"] = at
+    elif name in _EXEC_STATUS:
+        facts.update(finished_at=at, exec_status=_EXEC_STATUS[name], exec_code=_text(payload, "reason_code"))
+    elif name in _REFUSALS:
+        facts.update(refused=_REFUSALS[name], refusal_code=_text(payload, "reason_code"))
+
+
+def call_status(
+    draft_id: str | None,
+    prepared: dict[str, Any],
+    approval: dict[str, Any],
+    execution: dict[str, Any],
+    facts: dict[str, Any],
+    ended: bool,
+) -> Any:
+    """A tool call's status, the furthest state it reached (``tools_df``'s words): its execution record's, else
+    what its events (``facts``, by ``note_tool_event``) and records say. ``ended``: its run's seal began (a request
+    with no draft: or its process is gone), so a draft still waiting never will be decided (``undecided``)."""
+    status = execution.get("status") or facts.get("exec_status")
+    if status is not None:
+        return status
+    if draft_id is None:  # a request that never became a draft: refused, or its run ended (or died) before it
+        return facts.get("refused") or (LOST if ended else REQUESTED)
+    if facts.get("executed_at") is None and (facts.get("abandoned_at") is not None or is_abandonment(approval)):
+        # whatever its record says: the adapter went on without it, it never ran (its process may have been killed
+        # before its tool.approval.abandoned was written: the adapter's own rejection says it)
+        return ABANDONED
+    if facts.get("executed_at") is not None:  # it started and no result was recorded (its process died)
+        return "unknown"
+    decision = approval.get("status") or facts.get("decision")
+    if decision in ("approved", "rejected"):
+        return decision
+    if prepared.get("status") == "pending_approval" or facts.get("pending_at") is not None:
+        # a run whose seal began ended without this decision: nobody can give it any more (``approve_draft`` refuses)
+        return UNDECIDED if ended else "pending"
+    return prepared.get("status") or "prepared"

@@ -12,28 +12,13 @@ import pandas as pd
 
 from .._jsonkeys import repeated_reason, screened
 from .._keywords import keywords_named
-from ..runtime.abandoned import is_abandonment
 from ..secrets import redact
 from ..secrets.quoted import quoted
 from ..secrets.records import shown_value
 from ..store.layout import PREPARED_DIRS
 from ..store.ownership import abandoned
 from ..store.seal import vouched_records
-from ..store.vocab import (
-    TOOL_APPROVAL_ABANDONED,
-    TOOL_APPROVAL_PENDING,
-    TOOL_APPROVED,
-    TOOL_AUTHN_FAILED,
-    TOOL_AUTHZ_DENIED,
-    TOOL_EXECUTION_FAILED,
-    TOOL_EXECUTION_OUTCOME_UNKNOWN,
-    TOOL_EXECUTION_STARTED,
-    TOOL_EXECUTION_SUCCEEDED,
-    TOOL_REJECTED_GOVERNANCE,
-    TOOL_REJECTED_INVALID,
-    TOOL_REPLAYED,
-    TOOL_REQUESTED,
-)
+from ..store.vocab import TOOL_REQUESTED
 from . import _arrays
 from .cache import CACHE, MEMO
 from .coerce import Report, clean_row, obj
@@ -47,37 +32,25 @@ from .problems import LoadProblem, Problems
 from .sealsizes import listed_sizes, size_changes
 from .shapes import APPROVAL, EXECUTION, PREPARED, check
 from .source import RunRef, Source, distinct_runs, episode_filter, named_runs, resolve_source, stray_runs, unmatched_episodes
-from .toolcalls import ToolEventsSeen, seen_in, tool_calls
+from .toolcalls import (
+    ABANDONED,
+    DENIED,
+    INVALID,
+    LOST,
+    REQUESTED,
+    UNDECIDED,
+    ToolEventsSeen,
+    call_status,
+    note_tool_event,
+    seen_in,
+    tool_calls,
+)
 from .toolfolders import ToolFolders
 from .values import RULES, describe
 
 _TOOL = RULES["tool"]
 
 __all__ = ["tools_df", "tool_label", "UNDECIDED", "ABANDONED", "INVALID", "DENIED", "REQUESTED", "LOST"]
-
-#: the status of a draft still waiting for a decision when its run ended: none can be given any more
-UNDECIDED = "undecided"
-#: the status of a draft whose call the adapter gave up while it waited for approval (``tool.approval.abandoned``):
-#: never run; its approval record says rejected by ``adapter`` (reason code ``tool.call_abandoned``), which no person
-#: decided, so it is not counted with the ``rejected`` ones
-ABANDONED = "abandoned"
-#: the statuses of a tool call refused before it became a draft (no tool record, no ``draft_id``): its payload or
-#: protocol did not hold (``tool.rejected.invalid``), or its caller was not authenticated or authorised
-#: (``tool.authn.failed``, ``tool.authz.denied``); ``reason_code`` says why
-INVALID = "invalid"
-DENIED = "denied"
-#: a tool call asked for (``tool.requested``) that has no draft yet while its run goes on; ``lost`` when its run ended
-#: or its process is gone before the draft was made (killed in between)
-REQUESTED = "requested"
-LOST = "lost"
-_REFUSALS = {TOOL_REJECTED_INVALID: INVALID, TOOL_AUTHN_FAILED: DENIED, TOOL_AUTHZ_DENIED: DENIED}
-
-_EXEC_STATUS = {
-    TOOL_EXECUTION_SUCCEEDED: "succeeded",
-    TOOL_EXECUTION_FAILED: "failed",
-    TOOL_REPLAYED: "replayed",
-    TOOL_EXECUTION_OUTCOME_UNKNOWN: "unknown",  # started, then cut off (a cancel, a crash): it may have run
-}
 
 
 def tool_label(tool: Any) -> str | None:
@@ -222,29 +195,15 @@ def _event_facts(names: np.ndarray, stamps: list[Any], payloads: np.ndarray) -> 
     for name, ts, payload in zip(names, stamps, payloads):
         if type(payload) is not dict:
             continue
-        text = partial(_text, payload)
-        request, draft = text("request_id"), text("draft_id")
+        request, draft = _text(payload, "request_id"), _text(payload, "draft_id")
         facts = drafts.setdefault(draft, {"request_id": request}) if draft else by_request.setdefault(str(request), {})
         if draft and request is not None and request in by_request:
             for key, value in by_request.pop(request).items():
                 facts.setdefault(key, value)
+        note_tool_event(facts, name, ts, payload)
         if name == TOOL_REQUESTED:
             tool = payload.get("tool")
-            facts.update(requested_at=ts, protocol=text("protocol"), tool=tool if _TOOL.ok(tool) else None)
-        elif name == TOOL_APPROVAL_PENDING:
-            facts.update(pending_at=ts, pending_code=text("reason_code"))
-        elif name == TOOL_APPROVED:
-            facts.update(decided_at=ts, decision="approved")
-        elif name == TOOL_REJECTED_GOVERNANCE:
-            facts.update(decided_at=ts, decision="rejected", reason=text("reason"), decision_code=text("reason_code"))
-        elif name == TOOL_APPROVAL_ABANDONED:
-            facts["abandoned_at"] = ts
-        elif name == TOOL_EXECUTION_STARTED:
-            facts["executed_at"] = ts
-        elif name in _EXEC_STATUS:
-            facts.update(finished_at=ts, exec_status=_EXEC_STATUS[name], exec_code=text("reason_code"))
-        elif name in _REFUSALS:
-            facts.update(refused=_REFUSALS[name], refusal_code=text("reason_code"))
+            facts["tool"] = tool if _TOOL.ok(tool) else None
     return drafts, by_request, seen_in(zip(names, payloads))
 
 
@@ -290,25 +249,8 @@ def _row(
     if decided is None and approval.get("decided_at"):
         decided = _arrays.iso_to_utc([approval["decided_at"]]).iloc[0] if isinstance(approval["decided_at"], str) else None
         decided = None if decided is pd.NaT else decided
-    decision = approval.get("status") or facts.get("decision")
-    status = execution.get("status") or facts.get("exec_status")
-    _decision_agrees(approval.get("status"), facts, status, report)
-    if status is None:
-        if draft_id is None:  # a request that never became a draft: refused, or its run ended (or died) before it
-            status = facts.get("refused") or (LOST if ended else REQUESTED)
-        elif facts.get("executed_at") is None and (facts.get("abandoned_at") is not None or is_abandonment(approval)):
-            # whatever its record says: the adapter went on without it, it never ran (its process may have been killed
-            # before its tool.approval.abandoned was written: the adapter's own rejection says it)
-            status = ABANDONED
-        elif facts.get("executed_at") is not None:  # it started and no result was recorded (its process died)
-            status = "unknown"
-        elif decision in ("approved", "rejected"):
-            status = decision
-        elif prepared.get("status") == "pending_approval" or facts.get("pending_at") is not None:
-            # a run whose seal began ended without this decision: nobody can give it any more (``approve_draft`` refuses)
-            status = UNDECIDED if ended else "pending"
-        else:
-            status = prepared.get("status") or "prepared"
+    status = call_status(draft_id, prepared, approval, execution, facts, ended)
+    _decision_agrees(approval.get("status"), facts, execution.get("status") or facts.get("exec_status"), report)
     waited_from = facts.get("pending_at") if facts.get("pending_at") is not None else facts.get("requested_at")
     executed, finished = facts.get("executed_at"), facts.get("finished_at")
     duration = execution.get("duration_ms")

@@ -10,6 +10,7 @@ from opentelemetry.sdk.util.instrumentation import InstrumentationScope
 from opentelemetry.trace import SpanContext, SpanKind, Status, StatusCode, TraceFlags
 
 from .otel_clean import clean_text
+from .otel_spans import status_code
 
 __all__ = ["readable_spans"]
 
@@ -24,7 +25,8 @@ def readable_spans(specs: list[dict[str, Any]], service: str) -> list[ReadableSp
     for s in specs:
         context = SpanContext(s["trace_id"], s["span_id"], is_remote=False, trace_flags=TraceFlags(TraceFlags.SAMPLED))
         parent = SpanContext(s["trace_id"], s["parent_id"], is_remote=False) if s["parent_id"] else None
-        status = Status(StatusCode.ERROR, str(s["error"])) if s["error"] else Status(StatusCode.OK)
+        code, message = status_code(s)  # the code the OTLP/JSON file gives too
+        status = Status(StatusCode(code), message)
         out.append(
             ReadableSpan(
                 name=s["name"],

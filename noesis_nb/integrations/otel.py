@@ -36,7 +36,7 @@ from ._extras import require
 from .otel_clean import clean_text
 from .otel_headers import check_env_headers, check_headers, env_headers
 from .otel_live import LiveExport
-from .otel_spans import SpanSpec, TraceIncomplete, run_spans
+from .otel_spans import SpanSpec, TraceIncomplete, run_spans, status_code
 from .otel_url import query_kept_out_of_logs, traces_url
 
 __all__ = ["export_otel", "run_spans", "SpanSpec", "OtlpSender", "TraceIncomplete"]
@@ -456,6 +456,12 @@ def _value(value: Any) -> dict[str, Any]:
     return {"stringValue": str(value)}
 
 
+def _status(spec: SpanSpec) -> dict[str, Any]:
+    """A span's OTLP/JSON status: its code (``status_code``, as a collector is sent it) and any message."""
+    code, message = status_code(spec)
+    return {"code": code} if message is None else {"code": code, "message": message}
+
+
 def otlp_json(specs: list[SpanSpec], service: str) -> dict[str, Any]:
     """The OTLP/JSON document of ``specs`` (ids in hex, times as strings of nanoseconds, as the spec says)."""
     kinds = {"internal": 1, "client": 3}
@@ -474,7 +480,7 @@ def otlp_json(specs: list[SpanSpec], service: str) -> dict[str, Any]:
             "endTimeUnixNano": str(s["end_ns"]),
             "attributes": keyvalues(s["attributes"]),
             "events": [{"name": n, "timeUnixNano": str(t), "attributes": keyvalues(a)} for n, t, a in s["events"]],
-            "status": {"code": 2, "message": str(s["error"])} if s["error"] else {"code": 0},
+            "status": _status(s),
         }
         for s in specs
     ]

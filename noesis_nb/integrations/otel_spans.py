@@ -19,13 +19,16 @@ import orjson
 from .._jsonkeys import is_repeated_reason, loads_checked
 from ..capture.usage import count
 from ..errors import EventLogCorruption
+from ..secrets.quoted import quoted
+from ..store.artifacts import read_final, read_state, read_summary
 from ..store.eventlog import read_run_events
+from ..store.facts import RunFacts, run_facts
 from ..store.lostend import episode_end_marks
 from ..store.runfiles import UnreadableRunFile, read_file
 from ..store.sealing import seal_state
-from ..store.vocab import TOOL_APPROVAL_PENDING, TOOL_APPROVED, TOOL_REJECTED_GOVERNANCE
+from ..store.status import LOST_HINT, status_now
+from ..store.vocab import TOOL_APPROVAL_PENDING
 from .otel_clean import clean_spec
-from .otel_seal import with_seal_span
 from .otel_times import in_range, placed_times
 
 __all__ = ["run_spans", "SpanSpec", "TraceIncomplete"]
@@ -63,15 +66,25 @@ def _attrs(values: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in values.items() if value is not None}
 
 
+_RECORD_FOLDERS = (
+    ("prepared", "prepared"),
+    ("x-python/prepared", "prepared"),
+    ("approvals", "approval"),
+    ("executions", "execution"),
+)
+
+
 def _tool_records(run_dir: Path, problems: list[str]) -> dict[str, dict[str, Any]]:
-    """draft id → {effect, risk, decision} from the run's prepared drafts and decisions (no link out of the run
-    followed); a record that cannot be read (a FIFO, a folder, a link out of the run, no JSON) is named in ``problems``."""
+    """draft id → {effect, risk, decision, approver, and the ``prepared``, ``approval`` and ``execution`` records the
+    call's status is read from} from the run's tool records (no link out of the run followed); a record that cannot
+    be read (a FIFO, a folder, a link out of the run, no JSON) is named in ``problems``."""
     found: dict[str, dict[str, Any]] = {}
     lacking = {
-        "draft": "its tool span is exported without effect and risk",
-        "decision": "its tool span's decision is taken from the events",
+        "prepared": "its tool span is exported without effect and risk",
+        "approval": "its tool span's decision is taken from the events",
+        "execution": "its tool span's status is taken from the events",
     }
-    for folder, kind in (("prepared", "draft"), ("x-python/prepared", "draft"), ("approvals", "decision")):
+    for folder, kind in _RECORD_FOLDERS:
         base = run_dir / "tool_invocations" / folder
         if not base.is_dir() or base.is_symlink():
             continue
@@ -82,10 +95,11 @@ def _tool_records(run_dir: Path, problems: list[str]) -> dict[str, dict[str, Any
             if record is None or not isinstance(record.get("draft_id"), str):
                 continue
             entry = found.setdefault(record["draft_id"], {})
-            if kind == "draft":
+            entry[kind] = record
+            if kind == "prepared":
                 governance = record["governance"] if isinstance(record.get("governance"), dict) else {}
                 entry.update(effect=governance.get("effect_kind"), risk=governance.get("risk_tier"))
-            else:
+            elif kind == "approval":
                 entry.update(decision=record.get("status"), approver=record.get("approver_id"))
     return found
 
@@ -138,7 +152,7 @@ def run_spans(
     run_dir = Path(run_dir)
     found: list[str] = []
     try:
-        return with_seal_span(_spans(run_dir, events, found))  # what came after the episode: on a span of its own
+        return _spans(run_dir, events, found)
     finally:
         if problems is not None:
             problems.extend(found)
@@ -168,14 +182,20 @@ def _spans(run_dir: Path, events: list[dict[str, Any]] | None, problems: list[st
     stamps = [t for t in placed if t is not None]
     start: dict[str, Any] = next((_payload(e) for e in events if e.get("phase") == "start"), {})
     end: dict[str, Any] = next((_payload(e) for e in reversed(events) if e.get("phase") == "terminate"), {})
-    status = end.get("status") or "running"
+    facts = _run_facts(run_dir, events)
+    status = status_now(run_dir, facts.status)  # the status runs_df, list_runs and show give (paused, lost too)
+    # the episode's start and end as runs_df gives them (``store.facts``: the summary's start, and that plus its
+    # duration), else from the log: its first event, and when the episode ended (``_episode_end_ns``)
+    begin = in_range(facts.started_at)
+    begin = begin if begin is not None else stamps[0] if stamps else 0
+    finish = in_range(facts.ended_at)
     root: SpanSpec = {
         "name": f"invoke_agent {start.get('using') or 'agent'}",
         "trace_id": trace_id,
         "span_id": root_id,
         "parent_id": None,
-        "start_ns": stamps[0] if stamps else 0,
-        "end_ns": _episode_end_ns(events, placed),
+        "start_ns": begin,
+        "end_ns": finish if finish is not None else _episode_end_ns(events, placed),
         "kind": "internal",
         "attributes": _attrs(
             {
@@ -188,11 +208,13 @@ def _spans(run_dir: Path, events: list[dict[str, Any]] | None, problems: list[st
                 "noesis.event_times_moved": moved or None,
             }
         ),
-        "error": status not in ("ok", "running", "paused") and (end.get("message") or status),
+        "error": _episode_error(status, end, episode),
+        "ok": status == "ok",
         "events": [],
     }
     spans = [root]
     tools = _tool_records(run_dir, problems)
+    ended = seal_state(run_dir).ended  # a draft still waiting in a run whose seal began is never decided
     requests: dict[str, list[tuple[dict[str, Any], int]]] = {}
     bounds = (root["start_ns"], root["end_ns"])
     ids_seen: set[str] = set()
@@ -231,7 +253,7 @@ def _spans(run_dir: Path, events: list[dict[str, Any]] | None, problems: list[st
         else:
             root["events"].append((str(payload.get("event_name") or event.get("phase")), at, {"noesis.event_id": event_id}))
     for request_id, chain in requests.items():
-        spans.append(_tool_span(chain, tools, trace_id, root_id, episode, request_id))
+        spans.append(_tool_span(chain, tools, trace_id, root_id, episode, request_id, ended))
     if repeated:
         problems.append(
             f"{repeated} event(s) of run {episode} repeat the id of an earlier event of its log; their spans are told "
@@ -292,6 +314,38 @@ def _model_span(payload: dict[str, Any], trace_id: int, parent: int, event_id: s
     }
 
 
+def _episode_error(status: str, end: dict[str, Any], episode: str) -> str | bool:
+    """The root span's error message (False: none): a run that ended otherwise than ok, or whose process is gone
+    before it sealed the run (``lost``: its ``terminate``, if any, was no part of an end)."""
+    if status in ("ok", "running", "paused"):
+        return False
+    if status == "lost":
+        return "lost: " + LOST_HINT.format(run=quoted(episode))
+    return str(end.get("message") or status)
+
+
+def _run_facts(run_dir: Path, events: list[dict[str, Any]]) -> RunFacts:
+    """The run's facts as every reader takes them (``store.facts.run_facts``: list_runs, runs_df, show), from its
+    summary, state and seal documents (a file that cannot be read is read as absent) and its events."""
+    return run_facts(
+        run_dir.name,
+        summary=read_summary(run_dir),
+        state=read_state(run_dir),
+        final=read_final(run_dir),
+        events=events,
+    )
+
+
+def status_code(spec: SpanSpec) -> tuple[int, str | None]:
+    """A span's OTLP status, the same for every way out (the OTLP/JSON file, a collector, a live export):
+    ``(2, message)`` ERROR for a failure; ``(1, None)`` OK where the run records a success (an episode whose status
+    is ``ok``, a tool call that ran and succeeded: a known success, which OpenTelemetry lets its recorder say);
+    else ``(0, None)`` UNSET, as OpenTelemetry asks of instrumentation that knows no outcome."""
+    if spec.get("error"):
+        return 2, str(spec["error"])
+    return (1, None) if spec.get("ok") else (0, None)
+
+
 def _episode_end_ns(events: list[dict[str, Any]], placed: list[int | None]) -> int:
     """The root span's end: when the episode ended, by the rule of ``summary.duration_sec`` and so ``runs_df``
     (``store.lostend.episode_end_marks``: its terminate, or a lost run's last sign of life), not its log's last
@@ -303,17 +357,30 @@ def _episode_end_ns(events: list[dict[str, Any]], placed: list[int | None]) -> i
 
 
 def _tool_span(
-    timed: list[tuple[dict[str, Any], int]], tools: dict[str, Any], trace_id: int, parent: int, episode: str, request_id: str
+    timed: list[tuple[dict[str, Any], int]],
+    tools: dict[str, Any],
+    trace_id: int,
+    parent: int,
+    episode: str,
+    request_id: str,
+    ended: bool,
 ) -> SpanSpec:
+    from ..frames.toolcalls import UNDECIDED, call_status, note_tool_event  # frames load pandas: only when exporting
+
     chain = [event for event, _ in timed]
     names = [str(e["payload"].get("event_name")) for e in chain]
     first = chain[0]["payload"]
     draft = next((e["payload"]["draft_id"] for e in chain if isinstance(e["payload"].get("draft_id"), str)), None)
     record = tools.get(draft or "", {})
-    decision = record.get("decision") or (
-        "rejected" if TOOL_REJECTED_GOVERNANCE in names else "approved" if TOOL_APPROVED in names else None
-    )
-    outcome = next((n.rsplit(".", 1)[1] for n in reversed(names) if n.startswith("tool.execution.")), None)
+    facts: dict[str, Any] = {}
+    for name, (event, at) in zip(names, timed):
+        note_tool_event(facts, name, at, event["payload"])
+    # tools_df's status of the call, by the one rule (``frames.toolcalls``) from the same records and events
+    prepared, approval, execution = (record.get(kind, {}) for kind in ("prepared", "approval", "execution"))
+    status = call_status(draft or None, prepared, approval, execution, facts, ended)
+    decision = record.get("decision") or facts.get("decision")
+    if decision is None:  # asked for no decision, or still waiting for one (or never to get one: its run ended)
+        decision = "not_required" if TOOL_APPROVAL_PENDING not in names else UNDECIDED if status == UNDECIDED else "pending"
     stamps = [at for _, at in timed]  # in log order, placed (``otel_times``)
     tool = first.get("tool")
     return {
@@ -331,13 +398,14 @@ def _tool_span(
                 "noesis.tool.protocol": first.get("protocol"),
                 "noesis.tool.effect": record.get("effect"),
                 "noesis.tool.risk": record.get("risk"),
-                "noesis.tool.decision": decision or ("not_required" if TOOL_APPROVAL_PENDING not in names else "pending"),
+                "noesis.tool.decision": decision,
                 "noesis.tool.approver": record.get("approver"),
-                "noesis.tool.status": outcome or "not_executed",
+                "noesis.tool.status": status,
                 "noesis.request_id": request_id,
                 "noesis.draft_id": draft,
             }
         ),
-        "error": "tool execution failed" if outcome == "failed" else False,
+        "error": "tool execution failed" if status == "failed" else False,
+        "ok": status == "succeeded",
         "events": list(zip(names, stamps, ({} for _ in names))),
     }
