@@ -29,6 +29,7 @@ from ..store.sealing import seal_state
 from ..store.status import LOST_HINT, status_now
 from ..store.vocab import TOOL_APPROVAL_PENDING
 from .otel_clean import clean_spec
+from .otel_seal import with_seal_span
 from .otel_times import in_range, placed_times
 
 __all__ = ["run_spans", "SpanSpec", "TraceIncomplete"]
@@ -152,7 +153,7 @@ def run_spans(
     run_dir = Path(run_dir)
     found: list[str] = []
     try:
-        return _spans(run_dir, events, found)
+        return with_seal_span(_spans(run_dir, events, found))  # what came after the episode: on a span of its own
     finally:
         if problems is not None:
             problems.extend(found)
