@@ -9,6 +9,7 @@ import os
 import unicodedata
 from typing import Any
 
+from ._safetext import NAME_JOINERS, character_named, unseen_character
 from .errors import InvalidOptionError
 from .ids import holds_credential
 from .secrets.quoted import quoted, typo_hint
@@ -75,8 +76,10 @@ def approver_from_env() -> str:
 
 
 def _names_someone(name: str) -> bool:
-    """Whether ``name`` can record who decides: non-blank printable text of at most ``_APPROVER_ID_MAX`` characters."""
-    return bool(name.strip()) and len(name) <= _APPROVER_ID_MAX and all(ch.isprintable() for ch in name)
+    """Whether ``name`` can record who decides: non-blank text of at most ``_APPROVER_ID_MAX`` characters holding no
+    control or invisible character (``_safetext.unseen_character``, the rule of every name; ZWNJ, ZWJ and U+FE0F,
+    which names are spelled with, are taken)."""
+    return bool(name.strip()) and len(name) <= _APPROVER_ID_MAX and unseen_character(name, allowed=NAME_JOINERS) is None
 
 
 def check_approver_id(given: Any) -> str:
@@ -109,12 +112,6 @@ def approver_id_from_env(given: str | None = None) -> str:
         f"${APPROVER_ID_ENV}={value_shown(raw)}: name who decides in printable text of at most {_APPROVER_ID_MAX} "
         f"characters, e.g. export {APPROVER_ID_ENV}=ana (unset it to record 'human')"
     )
-
-
-def _odd_character(text: str) -> str | None:
-    """The first character of ``text`` no name or path should hold: a control or format character (a line end, an
-    ANSI escape, a bidi override) or a line separator; None when there is none."""
-    return next((ch for ch in text if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp")), None)
 
 
 def path_from_env(name: str) -> str:
@@ -169,8 +166,9 @@ def principal_problem(name: str) -> str | None:
     """Why ``name`` cannot be a principal id (it names a tool record's file: ``tools._files.check_id``); None if it can."""
     if "/" in name or "\\" in name or ".." in name:
         return "holds a path separator or '..'"
-    if _odd_character(name) is not None or not name.isprintable():
-        return "holds a control character"
+    unseen = unseen_character(name, allowed=NAME_JOINERS)
+    if unseen is not None:  # (the rule of every name typed: ``_safetext.unseen_character``)
+        return f"holds a control character ({character_named(unseen)} at position {name.index(unseen)})"
     if len(name) > _APPROVER_ID_MAX:
         return f"is over {_APPROVER_ID_MAX} characters"
     if holds_credential(name):

@@ -206,10 +206,9 @@ def unseen_escaped(text: str, *, allowed: str = "") -> str:
 
 
 def character_named(ch: str) -> str:
-    """``\\u200e (U+200E LEFT-TO-RIGHT MARK)``: a character no reader sees, named so it can be found."""
+    """``'\\u200e' (U+200E LEFT-TO-RIGHT MARK)``: a character no reader sees, named so it can be found."""
     named = unicodedata.name(ch, "")
-    written = repr(ch) if " " <= ch <= "~" else ch.encode("unicode_escape").decode("ascii")  # ' ' reads as a space
-    return f"{written} (U+{ord(ch):04X}{' ' + named if named else ''})"
+    return f"{ascii(ch)} (U+{ord(ch):04X}{' ' + named if named else ''})"
 
 
 #: combining marks kept on one base character: enough for written languages (Vietnamese stacks two, pointed Hebrew

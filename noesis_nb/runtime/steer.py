@@ -13,12 +13,12 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-import unicodedata
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .._safetext import NAME_JOINERS, character_named, unseen_character, unseen_escaped
 from ..errors import InvalidOptionError
 from ..secrets import shown_repr
 from ..secrets.quoted import quoted
@@ -78,18 +78,13 @@ def check_sender(sender: object) -> str:
             f"sender={quoted(sender, 60)} is {len(sender):,} characters: name who sends it in at most {MAX_SENDER}, "
             "e.g. 'user:ana'"
         )
-    bad = next((c for c in sender if unicodedata.category(c) in _NOT_IN_A_LINE), None)
+    bad = unseen_character(sender, allowed=NAME_JOINERS)  # the rule of every name typed
     if bad is not None:
         raise InvalidOptionError(
-            f"sender={quoted(sender, 60)} holds the control character {ascii(bad)}: name who sends it in one line of "
-            "text, e.g. 'user:ana'"
+            f"sender={unseen_escaped(quoted(sender, 60))} holds the control or invisible character {character_named(bad)} "
+            f"at position {sender.index(bad)}: name who sends it in one line of text, e.g. 'user:ana'"
         )
     return sender
-
-
-# control and format characters (a newline, a NUL, a right-to-left override), lone surrogates, unassigned ones,
-# and line or paragraph separators
-_NOT_IN_A_LINE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 
 
 class SteerBox:

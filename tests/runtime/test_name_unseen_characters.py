@@ -1,5 +1,6 @@
 """One rule for the characters no name typed in code may hold: a model, provider or request id given to
-``ctx.model_call`` and a tool's name refuse the same ones, and say which one and where.
+``ctx.model_call``, a tool's name, and who decides, asks for tools or steers (approver id, principal, sender)
+refuse the same ones, and say which one and where.
 
 A model name holding a direction mark (U+200E), a soft hyphen, a Hangul filler, an invisible operator, a tag
 character or a no-break space was written: it reads as ``gpt-4o-mini`` in every view yet matches no price, so
@@ -19,8 +20,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import noesis_nb
+from noesis_nb._envvars import check_approver_id, principal_problem
 from noesis_nb.errors import InvalidOptionError
 from noesis_nb.runtime.handreport import reported_text
+from noesis_nb.runtime.steer import check_sender
 from noesis_nb.tools.names import split_tool_name
 
 #: the characters the hostile report found written in a model's name
@@ -97,3 +100,26 @@ def test_names_spelled_in_letters_marks_digits_and_symbols_are_taken(word: str) 
 def test_the_joiners_and_the_emoji_variation_selector_stay_taken_in_a_model_name(name: str) -> None:
     assert reported_text("model", name) == name
     assert any(unicodedata.category(ch) == "Cf" or ch == "\ufe0f" for ch in name)
+
+
+@settings(max_examples=200, deadline=None)
+@given(ch=_UNSEEN, where=st.integers(0, 3))
+def test_who_decides_asks_or_steers_is_named_under_the_same_rule(ch: str, where: int) -> None:
+    """Before: an approver id or a principal holding a Hangul filler or U+034F (printable to Python) was taken, and
+    a steer's sender holding a no-break space or a filler too: each read as another person's name."""
+    name = "user:ana"[:where] + ch + "user:ana"[where:]
+    with pytest.raises(InvalidOptionError) as by_approver:
+        check_approver_id(name)
+    with pytest.raises(InvalidOptionError) as by_sender:
+        check_sender(name)
+    assert f"U+{ord(ch):04X}" in str(by_sender.value) and f"at position {where}" in str(by_sender.value)
+    problem = principal_problem(name)
+    assert problem is not None and f"U+{ord(ch):04X}" in problem and f"at position {where}" in problem, problem
+    assert "ana" in str(by_approver.value) or "not shown" in str(by_approver.value)
+
+
+@pytest.mark.parametrize("name", ["user:مدل‌من", "user:🧑‍💻", "Ana Lima (ops)"])
+def test_names_of_people_spelled_with_the_joiners_are_taken_by_each_rule(name: str) -> None:
+    assert check_approver_id(name) == name  # before: a ZWNJ or ZWJ (not printable to Python) was refused here
+    assert check_sender(name) == name
+    assert principal_problem(name) is None
