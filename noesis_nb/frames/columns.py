@@ -236,7 +236,13 @@ TOOL_COLUMNS: dict[str, tuple[str, str]] = {
     ),
     "requested_at": ("datetime", "tool.requested time"),
     "decided_at": ("datetime", "approval or rejection time"),
-    "wait_s": ("float", "decided_at - time the approval became pending"),
+    "wait_s": (
+        "float",
+        "how long the run was paused for a person on this draft: its own pause (run.interrupt or run.checkpoint to "
+        "run.resume, the last that began between its approval.pending and its decision), so a run's wait_s add up to "
+        "its waiting_s (drafts asked at once pause one at a time); from approval.pending to the decision where no "
+        "pause held it; <NA> for a draft an approver policy decided (nobody waited) or not decided",
+    ),
     "approver_id": ("str", "who decided"),
     "decision_reason": ("str", "the human's reason"),
     "executed_at": ("datetime", "tool.execution.started time"),

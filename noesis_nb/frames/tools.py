@@ -47,6 +47,7 @@ from .toolcalls import (
 )
 from .toolfolders import ToolFolders
 from .values import RULES, describe
+from .waits import PAUSE_NAMES, PauseSpans, draft_wait
 
 _TOOL = RULES["tool"]
 
@@ -269,7 +270,8 @@ def _row(
         "status": status,
         "requested_at": facts.get("requested_at"),
         "decided_at": decided,
-        "wait_s": (decided - waited_from).total_seconds() if decided is not None and waited_from is not None else None,
+        # the run's pause for a person that held the draft (waits.draft_wait: a tool step's "(waited …)" too)
+        "wait_s": draft_wait(_seconds(waited_from), _seconds(decided), facts.get("pauses", ()), approval.get("approver_id")),
         "approver_id": approval.get("approver_id"),
         "decision_reason": approval.get("reason") or facts.get("reason"),
         "executed_at": executed,
@@ -301,24 +303,51 @@ def _decision_agrees(recorded: Any, facts: dict[str, Any], ran: Any, report: Rep
         )
 
 
+def _seconds(stamp: Any) -> float | None:
+    """Epoch seconds of a loaded timestamp; None for an unknown one."""
+    return None if stamp is None or stamp is pd.NaT else float(stamp.timestamp())
+
+
 class _ToolEvents:
     """The ``tool.*`` events of a load, per run, converted once and only when a run must be read."""
 
     def __init__(self, loaded: EventColumns):
         self._loaded = loaded
         self._parts: tuple[np.ndarray, np.ndarray, list[Any], np.ndarray] | None = None
+        self._pauses: tuple[np.ndarray, np.ndarray, list[Any], np.ndarray] | None = None
+
+    def _rows(self, where: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[Any], np.ndarray]:
+        cols = self._loaded.columns
+        rows = np.flatnonzero(where)
+        ends = np.cumsum(self._loaded.lengths, dtype=np.int64)  # run i's rows are [ends[i-1], ends[i])
+        names = np.asarray(cols["event_name"].astype(object))[rows]
+        stamps = list(pd.Series(cols["timestamp"]).iloc[rows])
+        return np.searchsorted(rows, ends), names, stamps, cols["payload"][rows]
 
     def facts(self, i: int) -> _Facts:
         if self._parts is None:
-            cols = self._loaded.columns
-            rows = np.flatnonzero(np.asarray(cols["phase"] == "tool", dtype=bool))
-            ends = np.cumsum(self._loaded.lengths, dtype=np.int64)  # run i's rows are [ends[i-1], ends[i])
-            names = np.asarray(cols["event_name"].astype(object))[rows]
-            stamps = list(pd.Series(cols["timestamp"]).iloc[rows])
-            self._parts = (np.searchsorted(rows, ends), names, stamps, cols["payload"][rows])
+            self._parts = self._rows(np.asarray(self._loaded.columns["phase"] == "tool", dtype=bool))
         bounds, names, stamps, payloads = self._parts
         lo, hi = (int(bounds[i - 1]) if i else 0), int(bounds[i])
-        return _event_facts(names[lo:hi], stamps[lo:hi], payloads[lo:hi]) if hi > lo else ({}, {}, ToolEventsSeen())
+        if hi <= lo:
+            return {}, {}, ToolEventsSeen()
+        facts = _event_facts(names[lo:hi], stamps[lo:hi], payloads[lo:hi])
+        if any(f.get("pending_at") is not None for f in facts[0].values()):  # drafts that may have waited for a person
+            pauses = self._run_pauses(i)
+            for found in facts[0].values():
+                found["pauses"] = pauses
+        return facts
+
+    def _run_pauses(self, i: int) -> list[tuple[float, float]]:
+        """Run ``i``'s closed pauses for a person (``waits.PauseSpans``, the rule of ``runs_df.waiting_s``)."""
+        if self._pauses is None:
+            cols = self._loaded.columns
+            self._pauses = self._rows(np.asarray(pd.Series(cols["event_name"]).isin(PAUSE_NAMES), dtype=bool))
+        bounds, names, stamps, payloads = self._pauses
+        spans = PauseSpans()
+        for k in range(int(bounds[i - 1]) if i else 0, int(bounds[i])):
+            spans.note({"phase": "runtime", "event_type": names[k], "timestamp": _seconds(stamps[k]), "payload": payloads[k]})
+        return spans.spans
 
 
 _Drafts = tuple[list[dict[str, Any]], list[dict[str, Any]], list[LoadProblem]]  # rows, records, problems
@@ -464,7 +493,9 @@ def tools_df(
     draft (``draft_id`` <NA>, ``reason_code`` from its refusal): ``invalid`` (``tool.rejected.invalid``: a payload
     field or a protocol refused), ``denied`` (``tool.authn.failed``, ``tool.authz.denied``), ``requested`` (its
     draft being made), ``lost`` (its run ended, or its process died, before the draft). ``runs_df.tool_calls``
-    counts the same rows. ``wait_s`` runs from ``tool.approval.pending`` to the decision.
+    counts the same rows. ``wait_s`` is how long the run was paused for a person on the draft (``waits.draft_wait``:
+    its own pause, so a run's ``wait_s`` add up to its ``waiting_s``; <NA> for a policy's decision), as its view's tool
+    step says ``(waited …)``.
     """
     extras = check_columns(columns, TOOL_COLUMNS, "tools_df")
     wanted = episode_filter(episodes)

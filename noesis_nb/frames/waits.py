@@ -15,9 +15,12 @@ from typing import Any
 from ..store.instants import epoch_seconds
 from ..store.vocab import POLICY_PAUSE_KEY, RUN_CHECKPOINT, RUN_INTERRUPT, RUN_RESUME
 
-__all__ = ["PauseSpans", "waiting_seconds", "instant", "policy_paused"]
+__all__ = ["PauseSpans", "waiting_seconds", "instant", "policy_paused", "draft_wait", "POLICY_APPROVER", "PAUSE_NAMES"]
+
+POLICY_APPROVER = "policy:"  # how an approver policy's decision names its approver (``policy:<name>``)
 
 _PAUSE_KINDS = (RUN_INTERRUPT, RUN_CHECKPOINT)
+PAUSE_NAMES = (*_PAUSE_KINDS, RUN_RESUME)  # the events a pause is read from (``PauseSpans.note`` reads only these)
 
 
 def instant(value: Any) -> float | None:
@@ -46,12 +49,13 @@ def policy_paused(event: Mapping[str, Any]) -> bool:
 class PauseSpans:
     """Follows a run's events one at a time: ``waited`` seconds of closed pauses, ``paused_since`` an open one."""
 
-    __slots__ = ("paused_since", "pausing", "waited")
+    __slots__ = ("paused_since", "pausing", "waited", "spans")
 
     def __init__(self) -> None:
         self.paused_since: float | None = None
         self.pausing = False  # inside a pause (also when its time could not be read)
         self.waited = 0.0
+        self.spans: list[tuple[float, float]] = []  # each closed pause (paused at, resumed at), in order
 
     def note(self, event: Mapping[str, Any]) -> bool:
         """Follow pauses and resumes; True when ``event`` starts a pause."""
@@ -66,8 +70,29 @@ class PauseSpans:
             resumed = instant(event.get("timestamp"))
             if resumed is not None and self.paused_since is not None:
                 self.waited += max(0.0, resumed - self.paused_since)
+                self.spans.append((self.paused_since, resumed))
             self.pausing, self.paused_since = False, None
         return False
+
+
+def draft_wait(
+    asked: float | None, decided: float | None, pauses: Iterable[tuple[float, float]], approver: Any = None
+) -> float | None:
+    """How long a person kept one draft waiting: ``tools_df.wait_s`` and a tool step's ``(waited …)``.
+
+    The run's pause for a person that held the draft (interrupt or checkpoint to resume, as ``waiting_s`` counts it):
+    the last of ``pauses`` (closed, policy pauses left out) that began between the draft's ask and its decision.
+    Drafts asked for at once pause one at a time, so a held draft's wait is its own turn, not the pause before it,
+    and a run's drafts' waits add up to its ``waiting_s``. A draft no such pause held (its run still paused, a run
+    written without pause events) waited from its ask to its decision. None when a policy decided it (``approver``
+    ``policy:…``: nobody waited) or a time is unknown."""
+    if asked is None or decided is None or (isinstance(approver, str) and approver.startswith(POLICY_APPROVER)):
+        return None
+    held = [(start, end) for start, end in pauses if asked <= start <= decided]
+    if held:
+        start, end = max(held)
+        return max(0.0, end - start)
+    return max(0.0, decided - asked)
 
 
 def waiting_seconds(events: Iterable[Mapping[str, Any]]) -> float:

@@ -16,7 +16,8 @@ __all__ = ["approval_waits"]
 
 @keywords_named
 def approval_waits(tools: pd.DataFrame, by: str = "tool", *, title: str | None = None) -> go.Figure:
-    """How long drafts waited for a human: one point per decided draft, per ``by`` (``tool`` or ``approver_id``).
+    """How long drafts waited for a human: one point per draft a person decided (``tools_df.wait_s``: a draft an
+    approver policy decided waited for nobody and has none), per ``by`` (``tool`` or ``approver_id``).
 
     Colour is the outcome (approved → run, or rejected); still-pending drafts are counted in the title.
     """

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from ..frames.waits import draft_wait
 from ..store.instants import epoch_seconds
 from ..store.vocab import (
     ABANDONED_BY,
@@ -122,17 +123,11 @@ def format_seconds(seconds: float | None) -> str:
     return header_seconds(seconds)
 
 
-def _waited(asked: Mapping[str, Any] | None, decided: Mapping[str, Any], pauses: tuple[tuple[float, float], ...]) -> float | None:
-    """How long a person kept the draft waiting, as the header counts it: the run's pause that began after the draft
-    was asked for and by its decision (interrupt to resume), said with the header's rounding; a draft no closed pause
-    held (a live run still paused, a replay without its pauses) waited from its ask to its decision."""
+def _waited(asked: Mapping[str, Any] | None, decided: Mapping[str, Any], facts: StepFacts, approver: Any) -> float | None:
+    """How long a person kept the draft waiting: ``frames.waits.draft_wait``, the rule of ``tools_df.wait_s`` (the
+    run's pause that held it, as the header counts it; None for a policy's decision)."""
     start = _epoch(str(asked.get("timestamp") or "")) if asked is not None else None
-    end = _epoch(str(decided.get("timestamp") or ""))
-    if start is not None and end is not None:
-        held = next((b - a for a, b in pauses if start <= a <= end), None)
-        if held is not None:
-            return held
-    return seconds_between(asked, decided)
+    return draft_wait(start, _epoch(str(decided.get("timestamp") or "")), facts.pauses, approver)
 
 
 def _payload(event: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -178,8 +173,7 @@ def _tool_parts(step: Step, facts: StepFacts) -> list[str]:
         approver = str((decision or {}).get("approver_id") or "?")
         who = f" {esc(approver_words(short(approver, 80, exact=True)))}" if decision else ""
         ended = _find(step, TOOL_APPROVED) or _find(step, TOOL_REJECTED_GOVERNANCE)
-        by_person = not approver.startswith("policy:")  # a policy answers at once: nobody waited
-        waited = _waited(asked, ended, facts.pauses) if ended is not None and by_person else None
+        waited = _waited(asked, ended, facts, approver) if ended is not None else None
         hue = "green" if status == "approved" else "red"
         parts.append(
             f'<span class="nnb-c-{hue}">{label(status, 40)}{who}</span>'
