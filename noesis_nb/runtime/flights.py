@@ -101,11 +101,9 @@ def _task_on(loop: asyncio.AbstractEventLoop | None) -> asyncio.Task[Any] | None
     """The task running now on ``loop`` in this thread, or None (another thread, another loop, no task)."""
     if loop is None:
         return None
-    try:
-        running = asyncio.get_running_loop()
-    except RuntimeError:
-        return None
-    return asyncio.current_task() if running is loop else None
+    # (asked at every tool and model call: a sync adapter's thread, which has no loop, is told without raising and
+    # catching ``get_running_loop``'s RuntimeError)
+    return asyncio.current_task(loop) if asyncio.events._get_running_loop() is loop else None
 
 
 def _settle(future: asyncio.Future[None]) -> None:

@@ -44,7 +44,68 @@ def _python_calls(fn: Callable[[], object]) -> list[str]:
     return seen[1:]  # (the first is the lambda itself)
 
 
-def _client(tail: str = "") -> openai.OpenAI:
+def _c_calls(fn: Callable[[], object]) -> list[tuple[str, str]]:
+    """The C functions ``fn`` calls, in order: ``("call", "Pattern.search")``, and ``("raised", "get_running_loop")``
+    for each that raises (caught or not)."""
+    seen: list[tuple[str, str]] = []
+
+    def profile(frame, event, arg):
+        if event in ("c_call", "c_exception"):
+            owner = type(getattr(arg, "__self__", None)).__name__
+            seen.append(("call" if event == "c_call" else "raised", f"{owner}.{arg.__name__}"))
+
+    sys.setprofile(profile)
+    try:
+        fn()
+    finally:
+        sys.setprofile(None)
+    return seen
+
+
+def _fewest_c_calls(runs_dir: Path, capture: bool, counted: Callable[[tuple[str, str]], bool], key: str) -> int:
+    """The fewest C calls ``counted`` picks out of one chat completion's, of 12, inside an episode whose clients call
+    with ``key``."""
+    client, counts = _client(key=key), []
+
+    def agent(task, ctx):
+        for _ in range(3):
+            client.chat.completions.create(model="gpt-4o-mini", messages=MSG)
+        for _ in range(12):
+            made = _c_calls(lambda: client.chat.completions.create(model="gpt-4o-mini", messages=MSG))
+            counts.append(sum(1 for call in made if counted(call)))
+        return "ok"
+
+    noesis_nb.solve("cost", using=agent, runs_dir=runs_dir, capture=capture)
+    return min(counts)
+
+
+#: a key of a provider's length: the run learns it (a client's key is a secret the run never holds), and every event
+#: is then screened for it, as in a real agent's run
+LEARNED_KEY = "sk-Ab3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6kM9nP2rS5uX8"
+
+
+def test_capture_raises_and_catches_no_exception_on_a_calls_path(runs_dir):
+    # the call's start asked ``asyncio.get_running_loop`` whether a sync adapter's thread runs a task: its RuntimeError,
+    # raised and caught at every call (``flights._task_on``), cost as much as a dozen lines of capture
+    def raised(call: tuple[str, str]) -> bool:
+        return call[0] == "raised"
+
+    added = _fewest_c_calls(runs_dir, True, raised, LEARNED_KEY) - _fewest_c_calls(runs_dir, False, raised, LEARNED_KEY)
+    assert added == 0, f"capture raises {added} exception(s) in C functions on each SDK call's path"
+
+
+def test_a_learned_key_adds_only_the_ids_shape_tests_as_pattern_scans(runs_dir):
+    # once the run knows a value, a model call's line was scanned twice more by pattern, for escapes and control
+    # characters a line holding no backslash cannot have (``guard._disguised_json``); the two left are the request and
+    # response ids' shape (``text.PROVIDER_ID``)
+    def scan(call: tuple[str, str]) -> bool:
+        return call[0] == "call" and call[1].startswith("Pattern.")
+
+    added = _fewest_c_calls(runs_dir, True, scan, LEARNED_KEY) - _fewest_c_calls(runs_dir, False, scan, LEARNED_KEY)
+    assert 0 < added <= 2, f"capture adds {added} pattern scans to each SDK call once the run knows its client's key"
+
+
+def _client(tail: str = "", key: str = "sk-test") -> openai.OpenAI:
     serial = itertools.count()
 
     def reply(request):
@@ -54,7 +115,7 @@ def _client(tail: str = "") -> openai.OpenAI:
         return httpx2.Response(200, content=body, headers=headers)
 
     http = httpx2.Client(transport=httpx2.MockTransport(reply))
-    return openai.OpenAI(base_url="http://stub.invalid/v1", api_key="sk-test", max_retries=0, http_client=http)
+    return openai.OpenAI(base_url="http://stub.invalid/v1", api_key=key, max_retries=0, http_client=http)
 
 
 def _fewest_calls(runs_dir: Path, capture: bool, tail: str = "") -> int:
