@@ -160,28 +160,39 @@ _OUTSIDE = re.compile(r"[^A-Za-z0-9_.:@+=-]")
 # it is refused. A hex or UUID id is not: some keys are written so
 _ULID_ANY_CASE = r"(?:[A-Za-z]{1,8}_)?[0-7][0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{25}"
 _ID_SHAPED = re.compile(rf"{_ULID_ANY_CASE}|draft:{_ULID_ANY_CASE}:{_ULID_ANY_CASE}")
+_CROCKFORD = {"O": "0", "o": "0", "I": "1", "i": "1", "L": "1", "l": "1"}  # letters a ULID reads as digits
 
 
 def _outside_message(value: str, what: str) -> str:
     """Why ``value`` is refused for a character outside the id's set: the first such character named (escaped, its
-    code point and place) and one drawn like an ASCII letter said so (a Cyrillic ``О`` pasted for ``0``). An id
-    shaped as a ULID one once such characters are set right is shown escaped; anything else is shown as ``quoted``
-    shows it (a key given as an id is not quoted back)."""
+    code point and place) and one drawn like an ASCII letter said so (a Cyrillic ``О`` pasted for ``0``). The id is
+    shown escaped only when every such character is drawn like an ASCII letter and, each set to that letter, it is
+    a ULID-shaped id no detector finds a secret in (nor a run learned): a key with a no-break space or any other
+    character pasted in is shown as ``quoted`` shows it, its key-like words hidden."""
     bad = _OUTSIDE.search(value)
     if bad is None:
         return f"{what} {_shown(value)} is over 200 characters; pass an id of at most 200 letters, digits and _.:@+=-"
     ch = bad.group()
-
     drawn = LOOK_ALIKES.get(ch)
     looks = f", drawn like the ASCII {drawn!r}" if drawn else ""
-    as_read = _OUTSIDE.sub(lambda m: LOOK_ALIKES.get(m.group(), "0"), value)
-    shaped = any(_ID_SHAPED.fullmatch(text) for text in (as_read, _OUTSIDE.sub("0", value)))
-    shaped = shaped and not any(known in value for known in known_everywhere())  # a secret a run learned: never shown
     return (
-        f"{what} {ascii(value) if shaped else _shown(value)} has characters outside [A-Za-z0-9_.:@+=-]: "
+        f"{what} {ascii(value) if _id_as_read(value) else _shown(value)} has characters outside [A-Za-z0-9_.:@+=-]: "
         f"{character_named(ch)} at position {bad.start()}{looks}; type it with ASCII letters, digits and _.:@+=- alone"
         + (" (copy it from %noesis list or runs_df().episode_id)" if what == "episode id" else "")
     )
+
+
+def _id_as_read(value: str) -> bool:
+    """Whether ``value``, each character outside the set drawn like an ASCII letter set to it (``O`` and ``I``/``L``
+    read as ULIDs read them: ``0`` and ``1``), is a ULID-shaped id in which no detector finds a secret and no run
+    learned one: then it is an id mistyped, shown escaped so the odd character can be found. A character drawn like
+    no letter (a no-break space) says nothing of what the value was: that value is shown as any other is."""
+    if any(LOOK_ALIKES.get(m.group()) is None for m in _OUTSIDE.finditer(value)):
+        return False
+    as_read = _OUTSIDE.sub(lambda m: _CROCKFORD.get(LOOK_ALIKES[m.group()], LOOK_ALIKES[m.group()]), value)
+    if not _ID_SHAPED.fullmatch(as_read) or find_in_text(as_read) or holds_credential(as_read):
+        return False
+    return not any(known in value or known in as_read for known in known_everywhere())
 
 
 def validate_id(value: object, *, what: str = "episode id") -> str:

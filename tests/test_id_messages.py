@@ -60,3 +60,26 @@ def test_a_key_with_a_look_alike_letter_is_still_not_shown(tmp_path):
     text = str(caught.value)
     assert key[4:20] not in text and key[21:] not in text, text
     assert "U+041E CYRILLIC CAPITAL LETTER O" in text and "at position 20," in text, text
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "tok_5ZXQ8M2K9TRH7VWBDN4CJ6P3\u00a0G",  # a token with a no-break space pasted in: ULID-shaped once it is a 0
+        "key_5ZXQ8M2K9TRH7VWBDN4CJ6P3\u2009G",  # a thin space, drawn like no letter
+        "sk_7F3KD9\u041e2MX8QHRT5VWJ4B6N2PCZ",  # a key of base-32 characters with a Cyrillic O
+    ],
+)
+def test_a_value_the_detectors_find_a_secret_in_is_not_shown_for_a_character_outside_the_set(typed):
+    """Before, the first two were printed whole ('tok_5ZXQ…P3\\xa0G'): a character outside the set counted as the
+    ``0`` it would make a ULID of, and the value was printed with ``ascii()`` without asking the detectors."""
+    with pytest.raises(InvalidIdError) as caught:
+        validate_id(typed)
+    text = str(caught.value)
+    random_part = typed.split("_", 1)[1][:20].replace("\u041e", "")
+    assert random_part[:12] not in text and random_part[-8:] not in text, text
+    assert f"U+{ord(typed[_outside_at(typed)]):04X}" in text and f"at position {_outside_at(typed)}" in text, text
+
+
+def _outside_at(typed: str) -> int:
+    return next(i for i, ch in enumerate(typed) if not (ch.isascii() and (ch.isalnum() or ch in "_.:@+=-")))
