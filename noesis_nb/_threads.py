@@ -28,9 +28,11 @@ async def run_in_thread(
 
     With ``lock``, the thread holds it around the call alone (calls sharing it never overlap; the loop never waits for
     it, so a call that waits for something on the loop cannot deadlock it). A call made from inside a call holding
-    ``lock`` (a sync approver that runs an episode asking the same approver) is re-entered, as an ``RLock`` is by its
-    thread: the one holding it waits for it, so waiting for the lock would wait forever. Cancelling the await does not
-    stop a call that started (Python cannot); its late result is dropped; a call still waiting for the lock is not made.
+    ``lock`` (a sync approver that runs an episode asking the same approver) does not wait for ``lock``, which the call
+    it is nested in holds while it waits for it: it takes that call's own inner lock instead, so the calls nested in one
+    call never overlap each other either (two drafts its episode asks at once are decided one at a time), and a call
+    nested in one of those takes that one's, deeper. Cancelling the await does not stop a call that started (Python
+    cannot); its late result is dropped; a call still waiting for its lock is not made.
     """
     loop = asyncio.get_running_loop()
     future: asyncio.Future[Any] = loop.create_future()
@@ -41,9 +43,11 @@ async def run_in_thread(
             setter(value)
 
     def call() -> Any:
-        if lock is None or any(held.lock is lock and held.inside for held in context.run(_HELD.get)):
+        if lock is None:
             return context.run(fn, *args, **kwargs)
-        with lock:
+        # the innermost call holding ``lock`` this one is nested in (its episode asks the same approver): its inner lock
+        holder = next((held for held in reversed(context.run(_HELD.get)) if held.lock is lock and held.inside), None)
+        with lock if holder is None else holder.inner:
             if future.done():  # cancelled while it waited for its turn: nobody wants its answer
                 raise asyncio.CancelledError
             held = _Held(lock)
@@ -69,16 +73,17 @@ async def run_in_thread(
 
 
 class _Held:
-    """A lock held by a call ``run_in_thread`` is making, while ``inside`` that call."""
+    """A lock held by a call ``run_in_thread`` is making, while ``inside`` that call, and the ``inner`` lock the calls
+    nested in it that share ``lock`` take instead (one at a time, as ``lock`` makes calls outside it)."""
 
-    __slots__ = ("lock", "inside")
+    __slots__ = ("lock", "inside", "inner")
 
     def __init__(self, lock: threading.Lock):
-        self.lock, self.inside = lock, True
+        self.lock, self.inside, self.inner = lock, True, threading.Lock()
 
 
 #: the locks the calls this context is inside of hold: what it runs on other threads and loops (an episode the call
-#: runs, its approver asked on a thread of its own) inherits it, so a call nested in one holding a lock re-enters it
+#: runs, its approver asked on a thread of its own) inherits it, so a call nested in one holding a lock takes its inner
 _HELD: contextvars.ContextVar[tuple[_Held, ...]] = contextvars.ContextVar("noesis_nb_held_locks", default=())
 
 

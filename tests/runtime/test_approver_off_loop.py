@@ -188,3 +188,65 @@ def test_a_sync_policy_running_an_episode_it_is_asked_in_again_re_enters_its_own
     assert summary["status"] == "ok"
     assert (noesis_nb.tools_df(tmp_path / "outer").status == "succeeded").tolist() == [True]
     assert (noesis_nb.tools_df(tmp_path / "inner").status == "succeeded").tolist() == [True]
+
+
+def test_the_calls_nested_in_one_policy_call_never_overlap_each_other(tmp_path: Path) -> None:
+    """A sync approver that runs an episode asking it two drafts at once, and, for one of those, an episode asking it
+    again: the two nested calls are made one at a time (before, each skipped the lock, as the one they are nested
+    in held it: both ran at once), and the call nested in one of them is made inside it, deeper, as the first was."""
+    asked: list[str] = []
+    active: set[str] = set()
+    overlapped: list[set[str]] = []
+    turn = threading.Condition()
+
+    def write(ctx: Any, x: int, name: str = "fs.write") -> Any:
+        return ctx.tool_async(name, {"kwargs": {"x": x}}, protocol="python", fn=_add, effect="write", risk="high")
+
+    async def siblings(task: str, ctx: Any) -> str:
+        await asyncio.gather(write(ctx, 1, "fs.first"), write(ctx, 2, "fs.second"))
+        return "ok"
+
+    async def deep(task: str, ctx: Any) -> str:
+        await write(ctx, 3, "fs.deep")
+        return "ok"
+
+    def reviewer(pending: Any) -> bool:
+        name = str(pending.tool).rsplit(".", 1)[-1].split("@")[0]
+        asked.append(name)
+        if name == "outer":
+            noesis_nb.solve("two at once", using=siblings, approver=reviewer, runs_dir=tmp_path / "siblings")
+        elif name in ("first", "second"):
+            with turn:
+                active.add(name)
+                # gives the other one time to come in, were they to overlap
+                if turn.wait_for(lambda: len(active) > 1, timeout=0.2):
+                    overlapped.append(set(active))
+                turn.notify_all()
+            try:
+                if name == "first":
+                    noesis_nb.solve("deeper", using=deep, approver=reviewer, runs_dir=tmp_path / "deep")
+            finally:
+                with turn:
+                    active.discard(name)
+        return True
+
+    async def outer(task: str, ctx: Any) -> str:
+        await write(ctx, 0, "fs.outer")
+        return "ok"
+
+    outcome: list[Any] = []
+    finished = threading.Event()
+
+    def run() -> None:
+        try:
+            outcome.append(noesis_nb.solve("review", using=outer, approver=reviewer, runs_dir=tmp_path / "outer"))
+        finally:
+            finished.set()
+
+    threading.Thread(target=run, daemon=True).start()
+    assert finished.wait(30), f"a nested approval waited forever (asked: {asked})"
+    assert overlapped == [], f"calls nested in one call overlapped: {overlapped}"
+    assert sorted(asked) == ["deep", "first", "outer", "second"], asked
+    assert outcome, "the outer episode raised"
+    for root in ("outer", "siblings", "deep"):
+        assert set(noesis_nb.tools_df(tmp_path / root).status) == {"succeeded"}, root
