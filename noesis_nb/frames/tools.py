@@ -47,7 +47,7 @@ from .toolcalls import (
 )
 from .toolfolders import ToolFolders
 from .values import RULES, describe
-from .waits import PAUSE_NAMES, PauseSpans, draft_wait
+from .waits import PAUSE_NAMES, PauseSpans, draft_wait, pause_kind
 
 _TOOL = RULES["tool"]
 
@@ -339,14 +339,22 @@ class _ToolEvents:
         return facts
 
     def _run_pauses(self, i: int) -> list[tuple[float, float]]:
-        """Run ``i``'s closed pauses for a person (``waits.PauseSpans``, the rule of ``runs_df.waiting_s``)."""
+        """Run ``i``'s closed pauses for a person, by ``waits.pause_kind`` (the rule of ``runs_df.waiting_s``): only the
+        episode's own lines (phase ``runtime``), by their name (``event_type``, else ``payload.event_name``: the
+        ``event_name`` column), a line without one by ``payload.kind``. An adapter's note named ``run.checkpoint`` is
+        no pause; a pause line that carries only ``payload.kind`` is one."""
         if self._pauses is None:
             cols = self._loaded.columns
-            self._pauses = self._rows(np.asarray(pd.Series(cols["event_name"]).isin(PAUSE_NAMES), dtype=bool))
+            names = pd.Series(cols["event_name"])
+            maybe = names.isin(PAUSE_NAMES) | names.isna() | (names == "")  # the rest are no pause by any rule
+            self._pauses = self._rows(np.asarray((cols["phase"] == "runtime") & maybe, dtype=bool))
         bounds, names, stamps, payloads = self._pauses
         spans = PauseSpans()
         for k in range(int(bounds[i - 1]) if i else 0, int(bounds[i])):
-            spans.note({"phase": "runtime", "event_type": names[k], "timestamp": _seconds(stamps[k]), "payload": payloads[k]})
+            name = names[k]
+            spans.follow(
+                pause_kind("runtime", name if type(name) is str else None, payloads[k]), _seconds(stamps[k]), payloads[k]
+            )
         return spans.spans
 
 

@@ -15,7 +15,16 @@ from typing import Any
 from ..store.instants import epoch_seconds
 from ..store.vocab import POLICY_PAUSE_KEY, RUN_CHECKPOINT, RUN_INTERRUPT, RUN_RESUME
 
-__all__ = ["PauseSpans", "waiting_seconds", "instant", "policy_paused", "draft_wait", "POLICY_APPROVER", "PAUSE_NAMES"]
+__all__ = [
+    "PauseSpans",
+    "pause_kind",
+    "waiting_seconds",
+    "instant",
+    "policy_paused",
+    "draft_wait",
+    "POLICY_APPROVER",
+    "PAUSE_NAMES",
+]
 
 POLICY_APPROVER = "policy:"  # how an approver policy's decision names its approver (``policy:<name>``)
 
@@ -30,14 +39,30 @@ def instant(value: Any) -> float | None:
     return epoch_seconds(value)
 
 
-def _kind(event: Mapping[str, Any]) -> Any:
-    """``event_type``, else ``payload.kind`` (older lines and crafted runs carry only the payload's)."""
-    kind = event.get("event_type")
-    if kind is None:
-        payload = event.get("payload")
-        if isinstance(payload, Mapping):
-            kind = payload.get("kind")
-    return kind
+def _name(event: Mapping[str, Any]) -> Any:
+    """A line's name as ``events_df.event_name`` gives a runtime line: ``event_type``, else ``payload.event_name``
+    (text, not empty; anything else is unknown, as the frames read it)."""
+    name = event.get("event_type")
+    if type(name) is str and name:
+        return name
+    payload = event.get("payload")
+    name = payload.get("event_name") if isinstance(payload, Mapping) else None
+    return name if type(name) is str else None
+
+
+def pause_kind(phase: Any, name: Any, payload: Any) -> Any:
+    """What a line is to a pause (``run.interrupt``, ``run.checkpoint``, ``run.resume`` or anything else): the one
+    rule of ``PauseSpans``, so of ``runs_df.waiting_s``, the view's clock and ``tools_df.wait_s``.
+
+    Only the episode's own lines count (phase ``runtime``, which an adapter cannot write): a note an adapter names
+    ``run.checkpoint`` or ``run.resume`` is no pause. ``name`` is the line's name as ``events_df.event_name`` has it
+    (``event_type``, else ``payload.event_name``); a line without one is read by ``payload.kind`` (older lines and
+    crafted runs carry only the payload's)."""
+    if phase != "runtime":
+        return None
+    if type(name) is str and name:
+        return name
+    return payload.get("kind") if isinstance(payload, Mapping) else None
 
 
 def policy_paused(event: Mapping[str, Any]) -> bool:
@@ -59,15 +84,20 @@ class PauseSpans:
 
     def note(self, event: Mapping[str, Any]) -> bool:
         """Follow pauses and resumes; True when ``event`` starts a pause."""
-        if event.get("phase") != "runtime":
+        phase = event.get("phase")
+        if phase != "runtime":
             return False
-        kind = _kind(event)
+        payload = event.get("payload")
+        return self.follow(pause_kind(phase, _name(event), payload), event.get("timestamp"), payload)
+
+    def follow(self, kind: Any, timestamp: Any, payload: Any) -> bool:
+        """Follow one line that ``pause_kind`` read as ``kind`` (the frames' columns give it); True when it starts a pause."""
         if kind in _PAUSE_KINDS:
-            if not self.pausing and not policy_paused(event):
-                self.pausing, self.paused_since = True, instant(event.get("timestamp"))
+            if not self.pausing and not (isinstance(payload, Mapping) and isinstance(payload.get(POLICY_PAUSE_KEY), str)):
+                self.pausing, self.paused_since = True, instant(timestamp)
                 return True
         elif kind == RUN_RESUME and self.pausing:
-            resumed = instant(event.get("timestamp"))
+            resumed = instant(timestamp)
             if resumed is not None and self.paused_since is not None:
                 self.waited += max(0.0, resumed - self.paused_since)
                 self.spans.append((self.paused_since, resumed))
