@@ -9,7 +9,7 @@ import os
 import unicodedata
 from typing import Any
 
-from ._safetext import NAME_JOINERS, character_named, unseen_character
+from ._safetext import NAME_JOINERS, character_named, unseen_character, unseen_escaped, unseen_kind
 from .errors import InvalidOptionError
 from .ids import holds_credential
 from .secrets.quoted import quoted, typo_hint
@@ -75,42 +75,59 @@ def approver_from_env() -> str:
     )
 
 
-def _names_someone(name: str) -> bool:
-    """Whether ``name`` can record who decides: non-blank text of at most ``_APPROVER_ID_MAX`` characters holding no
-    control or invisible character (``_safetext.unseen_character``, the rule of every name; ZWNJ, ZWJ and U+FE0F,
-    which names are spelled with, are taken)."""
-    return bool(name.strip()) and len(name) <= _APPROVER_ID_MAX and unseen_character(name, allowed=NAME_JOINERS) is None
+def _approver_id_problem(name: str, at: int = 0) -> str | None:
+    """Why ``name`` cannot record who decides (blank, over ``_APPROVER_ID_MAX`` characters, or holding a control,
+    invisible or unassigned character: ``_safetext.unseen_character``, the rule of every name, with ZWNJ, ZWJ and
+    U+FE0F, which names are spelled with, taken), as words to put after the value (" holds …", its place counted
+    from ``at``: where ``name`` starts in the value shown); None when it can."""
+    if not name.strip():
+        return " is blank"
+    if len(name) > _APPROVER_ID_MAX:
+        return ""  # the value, quoted, says its length
+    unseen = unseen_character(name, allowed=NAME_JOINERS, assigned=True)
+    if unseen is not None:
+        return f" holds the {unseen_kind(unseen)} {character_named(unseen)} at position {at + name.index(unseen)}"
+    return None
+
+
+def _shown_name(value: str, limit: int = 80) -> str:
+    """A name as a message quotes it: redacted and cut (``quoted``), each character no name may hold escaped."""
+    return unseen_escaped(quoted(value, limit), allowed=NAME_JOINERS, assigned=True)
 
 
 def check_approver_id(given: Any) -> str:
-    """``given`` when it names who decides as the variable must (non-blank printable text of at most 200
-    characters); InvalidOptionError naming it otherwise. A decision's approver is written to the run and shown in
-    every view and line: a line end there would break them, and a view made with a wrong one fails only at a click."""
+    """``given`` when it names who decides as the variable must (non-blank text of at most 200 characters without a
+    control, invisible or unassigned character); InvalidOptionError naming it and the character otherwise. A
+    decision's approver is written to the run and shown in every view and line: a line end there would break them,
+    and a view made with a wrong one fails only at a click."""
     if not isinstance(given, str) or not given.strip():
         raise InvalidOptionError(f"approver_id={quoted(given, 80)}: name who decides, e.g. approver_id='ana'")
-    if not _names_someone(given):
+    problem = _approver_id_problem(given)
+    if problem is not None:
         raise InvalidOptionError(
-            f"approver_id={quoted(given, 80)}: name who decides in printable text of at most {_APPROVER_ID_MAX} "
-            "characters on one line, e.g. approver_id='ana'"
+            f"approver_id={_shown_name(given)}{problem}: name who decides in one line of text of at most "
+            f"{_APPROVER_ID_MAX} characters, e.g. approver_id='ana'"
         )
     return given
 
 
 def approver_id_from_env(given: str | None = None) -> str:
     """Who a click or a magic records as deciding: ``given`` when named, else ``$NOESIS_NB_APPROVER_ID``, else
-    ``"human"``. A value that names nobody (blank, control characters, over 200 characters) raises
-    InvalidOptionError naming it: a decision's approver is written to the run and shown in every view."""
+    ``"human"``. A value that names nobody (blank, control or invisible characters, over 200 characters) raises
+    InvalidOptionError naming it and the character: a decision's approver is written to the run and shown in every
+    view."""
     if given is not None:
         return check_approver_id(given)
     raw = os.environ.get(APPROVER_ID_ENV)
     if raw is None or raw == "":
         return "human"
     name = raw.strip()
-    if _names_someone(name):
+    problem = _approver_id_problem(name, raw.index(name))  # placed in the value as set, spaces around it and all
+    if problem is None:
         return name
     raise InvalidOptionError(
-        f"${APPROVER_ID_ENV}={value_shown(raw)}: name who decides in printable text of at most {_APPROVER_ID_MAX} "
-        f"characters, e.g. export {APPROVER_ID_ENV}=ana (unset it to record 'human')"
+        f"${APPROVER_ID_ENV}={_shown_name(raw)}{problem}: name who decides in one line of text of at most "
+        f"{_APPROVER_ID_MAX} characters, e.g. export {APPROVER_ID_ENV}=ana (unset it to record 'human')"
     )
 
 
@@ -162,13 +179,14 @@ def refuse_control_in_path(text: str, name: str, shown: str | None = None, fix: 
         )
 
 
-def principal_problem(name: str) -> str | None:
-    """Why ``name`` cannot be a principal id (it names a tool record's file: ``tools._files.check_id``); None if it can."""
+def principal_problem(name: str, at: int = 0) -> str | None:
+    """Why ``name`` cannot be a principal id (it names a tool record's file: ``tools._files.check_id``); None if it can.
+    A character is placed counting from ``at`` (where ``name`` starts in the value a message shows)."""
     if "/" in name or "\\" in name or ".." in name:
         return "holds a path separator or '..'"
-    unseen = unseen_character(name, allowed=NAME_JOINERS)
+    unseen = unseen_character(name, allowed=NAME_JOINERS, assigned=True)
     if unseen is not None:  # (the rule of every name typed: ``_safetext.unseen_character``)
-        return f"holds a control character ({character_named(unseen)} at position {name.index(unseen)})"
+        return f"holds the {unseen_kind(unseen)} {character_named(unseen)} at position {at + name.index(unseen)}"
     if len(name) > _APPROVER_ID_MAX:
         return f"is over {_APPROVER_ID_MAX} characters"
     if holds_credential(name):
@@ -184,11 +202,11 @@ def principal_from_env() -> str | None:
     name = raw.strip()
     if not name:
         return None
-    bad = principal_problem(name)
+    bad = principal_problem(name, raw.index(name))
     if bad is None:
         return name
     raise InvalidOptionError(
-        f"${PRINCIPAL_ENV}={value_shown(raw)} {bad}: name who asks for tools in printable text of at most "
+        f"${PRINCIPAL_ENV}={_shown_name(raw)} {bad}: name who asks for tools in one line of text of at most "
         f"{_APPROVER_ID_MAX} characters without '/' or '\\', e.g. export {PRINCIPAL_ENV}=user:ana (unset it to "
         "record user:<login name>)"
     )

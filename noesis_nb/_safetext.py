@@ -20,6 +20,7 @@ __all__ = [
     "unseen_character",
     "unseen_escaped",
     "character_named",
+    "unseen_kind",
     "NAME_JOINERS",
     "capped_marks",
     "MARKS_KEPT",
@@ -179,13 +180,19 @@ _IGNORABLE = re.compile(
 )
 
 
-def unseen_character(text: str, *, allowed: str = "") -> str | None:
+def unseen_character(text: str, *, allowed: str = "", assigned: bool = False) -> str | None:
     """The first character of ``text`` no name may hold, None when there is none: a control, format, private-use,
     surrogate or line-separating character (categories Cc, Cf, Co, Cs, Zl, Zp: a NUL, an escape, a zero-width space,
-    a direction mark, a soft hyphen, a tag character), a default-ignorable one (a Hangul filler, a variation selector)
-    or a space but the ASCII one (a no-break space). Two names that read the same are then one name. ``allowed``:
-    the characters of ``NAME_JOINERS`` a kind of name is spelled with. One rule for every name typed in code: a
-    model, provider, request id, tool name."""
+    a direction mark, a soft hyphen, a tag character), a default-ignorable one (a Hangul filler, a variation selector),
+    a noncharacter (U+FDD0-U+FDEF and the last two of each plane, U+FFFE, U+FFFF, U+10FFFE…: never text) or a space
+    but the ASCII one (a no-break space). Two names that read the same are then one name. ``allowed``: the characters
+    of ``NAME_JOINERS`` a kind of name is spelled with. One rule for every name typed in code: a model, provider,
+    request id, tool name, steer's sender.
+
+    A code point this Python's Unicode tables do not assign is taken, as a name in free text may hold an emoji or a
+    letter newer than those tables; ``assigned`` refuses it too, for a name that keys records and files (an approver
+    id, a principal): such a code point may be given a format or invisible character's meaning later, and the name
+    must stay one name whatever Python reads it."""
     if text.isascii():
         return next((ch for ch in text if ch < " " or ch == "\x7f"), None)
     for ch in text:
@@ -194,21 +201,51 @@ def unseen_character(text: str, *, allowed: str = "") -> str | None:
         category = unicodedata.category(ch)
         if category in _UNSEEN_CATEGORIES or (category == "Zs" and ch != " ") or _IGNORABLE.match(ch):
             return ch
+        if category == "Cn" and (assigned or _noncharacter(ch)):
+            return ch
     return None
 
 
-def unseen_escaped(text: str, *, allowed: str = "") -> str:
+def _noncharacter(ch: str) -> bool:
+    """One of Unicode's 66 noncharacters: U+FDD0-U+FDEF and U+xxFFFE, U+xxFFFF of each plane."""
+    code = ord(ch)
+    return 0xFDD0 <= code <= 0xFDEF or code & 0xFFFE == 0xFFFE
+
+
+def unseen_escaped(text: str, *, allowed: str = "", assigned: bool = False) -> str:
     """``text`` with each character ``unseen_character`` finds written as its backslash escape (``gpt\\u3164``): a
     name in a message reads as typed, the characters no reader sees shown."""
-    if unseen_character(text, allowed=allowed) is None:
+    if unseen_character(text, allowed=allowed, assigned=assigned) is None:
         return text
-    return "".join(ch.encode("unicode_escape").decode("ascii") if unseen_character(ch, allowed=allowed) else ch for ch in text)
+    return "".join(
+        ch.encode("unicode_escape").decode("ascii") if unseen_character(ch, allowed=allowed, assigned=assigned) else ch
+        for ch in text
+    )
+
+
+def unseen_kind(ch: str) -> str:
+    """What ``unseen_character`` refused ``ch`` as: ``control character`` (a NUL, a line end, an escape), ``non-ASCII
+    space`` (a no-break space), ``noncharacter``, ``code point`` (one Python's tables do not assign) or ``invisible
+    character`` (a format character, a filler, a variation selector)."""
+    category = unicodedata.category(ch)
+    if category == "Cc":
+        return "control character"
+    if category == "Zs":
+        return "non-ASCII space"
+    if category == "Cn" and not _IGNORABLE.match(ch):
+        return "noncharacter" if _noncharacter(ch) else "code point"
+    return "invisible character"
 
 
 def character_named(ch: str) -> str:
-    """``'\\u200e' (U+200E LEFT-TO-RIGHT MARK)``: a character no reader sees, named so it can be found."""
+    """``'\\u200e' (U+200E LEFT-TO-RIGHT MARK)``: a character no reader sees, named so it can be found (``'\\uffff'
+    (U+FFFF, a noncharacter)``, ``'\\u0378' (U+0378, unassigned)`` for a code point without a name)."""
     named = unicodedata.name(ch, "")
-    return f"{ascii(ch)} (U+{ord(ch):04X}{' ' + named if named else ''})"
+    if not named and unicodedata.category(ch) == "Cn":
+        named = ", a noncharacter" if _noncharacter(ch) else ", unassigned"
+    elif named:
+        named = " " + named
+    return f"{ascii(ch)} (U+{ord(ch):04X}{named})"
 
 
 #: combining marks kept on one base character: enough for written languages (Vietnamese stacks two, pointed Hebrew

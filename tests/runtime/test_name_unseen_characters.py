@@ -10,6 +10,7 @@ with, are taken in a model's name.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import noesis_nb
-from noesis_nb._envvars import check_approver_id, principal_problem
+from noesis_nb._envvars import approver_id_from_env, check_approver_id, principal_from_env, principal_problem
 from noesis_nb.errors import InvalidOptionError
 from noesis_nb.runtime.handreport import reported_text
 from noesis_nb.runtime.steer import check_sender
@@ -123,3 +124,73 @@ def test_names_of_people_spelled_with_the_joiners_are_taken_by_each_rule(name: s
     assert check_approver_id(name) == name  # before: a ZWNJ or ZWJ (not printable to Python) was refused here
     assert check_sender(name) == name
     assert principal_problem(name) is None
+
+
+@pytest.mark.parametrize(
+    ("ch", "kind"),
+    [
+        ("\u3164", "invisible character"),
+        ("\u034f", "invisible character"),
+        ("\u00ad", "invisible character"),
+        ("\u00a0", "non-ASCII space"),
+        ("\x1b", "control character"),
+    ],
+)
+def test_an_approver_id_or_principal_refused_names_the_character_its_code_point_and_place(
+    monkeypatch: pytest.MonkeyPatch, ch: str, kind: str
+) -> None:
+    """Before: 'approver_id='ana\u3164': name who decides in printable text …' (a Hangul filler is printable to Python;
+    the name shown with it as typed, nothing said of which character or where), and a principal holding a no-break
+    space was said to hold 'a control character'."""
+    name = "an" + ch + "a"
+    told = f"holds the {kind} {ascii(ch)} (U+{ord(ch):04X}"
+    with pytest.raises(InvalidOptionError) as given_id:
+        check_approver_id(name)
+    monkeypatch.setenv("NOESIS_NB_APPROVER_ID", f"  {name}")
+    with pytest.raises(InvalidOptionError) as from_env:
+        approver_id_from_env()
+    for said, at in ((str(given_id.value), 2), (str(from_env.value), 4)):
+        assert told in said and f"at position {at}:" in said, said
+        assert ch not in said and "printable" not in said, said
+        assert f"={ascii(' ' * (at - 2) + name)} holds" in said, said
+    problem = principal_problem(name)
+    assert problem == f"{told}{_named(ch)}) at position 2", problem
+    monkeypatch.setenv("NOESIS_NB_PRINCIPAL", f" {name}")
+    with pytest.raises(InvalidOptionError, match=r"\$NOESIS_NB_PRINCIPAL=.* holds the .*at position 3:") as principal:
+        principal_from_env()
+    assert ch not in str(principal.value) and "printable" not in str(principal.value), str(principal.value)
+
+
+def _named(ch: str) -> str:
+    name = unicodedata.name(ch, "")
+    return " " + name if name else ""
+
+
+#: noncharacters (never text, whatever Unicode version reads them) and code points no version assigns yet
+NONCHARACTERS = ["\ufdd0", "\ufdef", "\ufffe", "\uffff", "\U0001fffe", "\U0010ffff"]
+UNASSIGNED = ["\u0378", "\U00050000"]
+
+
+@pytest.mark.parametrize("ch", NONCHARACTERS)
+def test_a_noncharacter_is_refused_in_every_name(ch: str) -> None:
+    """Before, each rule took it (the categories refused left out Cn), so an approver id, principal or sender holding
+    U+FFFF was recorded, the principal as a tool record's file name."""
+    code = f"U+{ord(ch):04X}, a noncharacter"
+    for check in (check_approver_id, check_sender, lambda n: reported_text("model", n), split_tool_name):
+        with pytest.raises(InvalidOptionError) as caught:
+            check("ana" + ch if check is not split_tool_name else "fs.read" + ch)
+        assert code in str(caught.value) and "at position" in str(caught.value), str(caught.value)
+    assert principal_problem("user:ana" + ch) == f"holds the noncharacter {ascii(ch)} ({code}) at position 8"
+
+
+@pytest.mark.parametrize("ch", UNASSIGNED)
+def test_a_code_point_python_does_not_assign_is_refused_in_an_id_and_taken_in_free_text(ch: str) -> None:
+    """An approver id and a principal key records and files: a code point Unicode may later make a format character
+    is refused there. A sender or a model name may hold an emoji newer than Python's tables: taken."""
+    assert unicodedata.category(ch) == "Cn"
+    told = f"holds the code point {ascii(ch)} (U+{ord(ch):04X}, unassigned)"
+    with pytest.raises(InvalidOptionError, match=re.escape(told)):
+        check_approver_id("ana" + ch)
+    assert principal_problem("user:ana" + ch) == f"{told} at position 8"
+    assert check_sender("ana" + ch) == "ana" + ch
+    assert reported_text("model", "m-" + ch) == "m-" + ch
