@@ -1,11 +1,12 @@
-"""What a view may display: text with every secret this process knows or can detect redacted."""
+"""What a view may display: text with every secret this process knows (its runs learned, its environment holds,
+``environ``) or can detect redacted."""
 
 from __future__ import annotations
 
 import dataclasses
 from typing import Any, TypeVar, overload
 
-from .guard import known_everywhere, run_ids, scrub_text
+from .guard import known_shown, run_ids, scrub_text
 from .known import for_text
 from .names import REDACTED_VALUE
 from .scan import outside_kept, replaced_around
@@ -30,7 +31,7 @@ def shown(text: object) -> object:
     """
     if not isinstance(text, str) or not text:
         return text
-    known = known_everywhere()
+    known = known_shown()  # (and the environment's secrets)
     if known:
         text = scrub_text(text, known)
     if might_contain(text.encode("utf-8", "replace")):

@@ -41,6 +41,7 @@ from .disguise import (
     reads_differently,
     written_end,
 )
+from .environ import environ_read, environ_secrets
 from .joined import chunk_texts, split_secrets
 from .known import SEARCHED, Known, for_text, replaced, spans
 from .names import REDACTED_VALUE, hunted, looks_like_credential
@@ -48,11 +49,12 @@ from .scan import distinct_key, learned, redact, shaped
 from .streamed import DELTA_KEYS, Streams, set_at, streamed_piece, text_at
 from .text import chunk_runs, find_in_text, flat_might_contain, lists_joined, payload_might_contain
 
-__all__ = ["RunSecrets", "for_run", "known_everywhere", "MIN_HUNTED"]
+__all__ = ["RunSecrets", "for_run", "known_everywhere", "known_shown", "MIN_HUNTED"]
 
 MIN_HUNTED = 6
 _OPTS = orjson.OPT_NON_STR_KEYS
 _BY_VALUE = 8  # keys from which a flat payload is screened value by value
+_ENV_HEAD = 6  # first characters of an environment's secret searched in a flat payload (a cut-off one too)
 _SEEN = 20_000  # characters of an exception's text and of each argument's repr searched (more than is written)
 
 
@@ -70,6 +72,7 @@ class RunSecrets:
         self.late = False  # a value was learned after something was written: ``sweep`` has work
         self._streams = Streams()  # a secret split across streamed events (``streamed``)
         self._names: frozenset[str] = frozenset()  # the tools' names the run shows: no value is hunted in them
+        self._env: tuple[str, ...] | None = None  # while the environment's secrets are all it knows (``learn_environ``)
 
     # -- learning -------------------------------------------------------------------------------
     def learn(self, values: Iterable[str]) -> bool:
@@ -94,10 +97,32 @@ class RunSecrets:
             self.values = tuple(sorted({*self.values, *new}, key=len, reverse=True))
             self._in_own = self._in_own or (bool(self._own) and any(v in self._own for v in new))
             self._known = self._known.plus(new)
+            self._env = None
             self.late = self.late or self._written
         global _VERSION
         _VERSION += 1
         return True
+
+    def learn_environ(self, values: frozenset[str]) -> None:
+        """Learn the environment's secrets (``environ``) as the run starts. While they are all it knows, a flat payload
+        is screened by a search of its texts for their first characters (``_env_free``) instead of through its JSON:
+        a run in a process holding an API key keeps the event path's fast way."""
+        if self.learn(values) and set(self.values) <= values:
+            self._env = tuple({v[:_ENV_HEAD] for v in self.values})
+
+    def _env_free(self, payload: dict[str, Any]) -> bool:
+        """Whether a flat payload's keys and texts hold none of the environment's secrets (a cut-off one too), when
+        they are all the run knows: printable ASCII without an escape a value may hide behind, and none's head."""
+        heads = self._env
+        if heads is None:
+            return False
+        try:
+            texts = " ".join([*payload, *[v for v in payload.values() if type(v) is str]])
+        except TypeError:  # a key that is no text
+            return False
+        if not (texts.isascii() and texts.isprintable()) or texts.find("\\") >= 0 or texts.find("&#") >= 0:
+            return False
+        return not any(texts.find(head) >= 0 for head in heads)
 
     def _exempt(self) -> frozenset[str]:
         """The values never learned: the run's id, and what the detectors find in it as it stands (the random word of
@@ -164,7 +189,7 @@ class RunSecrets:
         # a large flat payload of plain values (a model call's) is judged value by value, without its JSON: its
         # keys alone (``cache_write_input_tokens``) would fail the whole-text prefilter; a small one passes it faster
         known = self._known
-        if len(payload) >= _BY_VALUE and not known.levels and flat_might_contain(payload) is False:
+        if len(payload) >= _BY_VALUE and (not known.levels or self._env_free(payload)) and flat_might_contain(payload) is False:
             self._written = True
             out = dict(payload)
         else:
@@ -365,6 +390,11 @@ class RunSecrets:
 
     def _sweep_events(self, path: Path, recorder: Any, reopen: bool) -> bool:
         streams = self._streams
+        # a run knowing only the environment's secrets, learned as it started, screened every event with them: its
+        # events, in memory and in the file its recorder alone writes, hold none (searched again, a run of 10,000
+        # events sealed 4x slower)
+        if self._env is not None and not streams.noted:
+            return False
         for event in recorder.events:  # what views and summaries read from memory
             event["payload"] = self.scrub(streams.cut(event.get("id"), event.get("payload")))
         writer = recorder.writer
@@ -562,6 +592,7 @@ def _scrub_read(text: str, known: Known) -> str:
 
 _VERSION = 0  # bumped whenever any run learns a value
 _UNION: tuple[int, tuple[str, ...]] = (0, ())
+_UNION_ENV: frozenset[str] = frozenset()  # the environment's secrets ``_UNION`` was made without
 _REGISTRY: OrderedDict[str, RunSecrets] = OrderedDict()
 _REGISTRY_LOCK = threading.Lock()
 _KEEP = 512  # runs remembered per process (a view of a finished run still scrubs what it shows)
@@ -611,6 +642,7 @@ def for_run(run_dir: Any) -> RunSecrets:
         guard = _REGISTRY.get(key)
         if guard is None:
             guard = _REGISTRY[key] = RunSecrets(os.path.basename(key))
+            guard.learn_environ(environ_secrets())  # the environment's secrets, as it is when the run starts
             while len(_REGISTRY) > _KEEP:
                 _REGISTRY.popitem(last=False)
         else:
@@ -625,13 +657,30 @@ def run_ids() -> list[str]:
 
 
 def known_everywhere() -> tuple[str, ...]:
-    """Every value any run of this process has learned (what a view must never show), longest first."""
-    global _UNION
+    """Every value any run of this process has learned but the environment's secrets (a cache of rows made before
+    stays trusted while a process only holds those, ``frames.runindex``), longest first."""
+    global _UNION, _UNION_ENV
     version, values = _UNION
-    if version != _VERSION:
+    env = environ_read()  # the environment's secrets, learned by every run: ``known_shown`` adds them
+    if version != _VERSION or _UNION_ENV is not env:  # (a value the environment no longer holds is kept here)
         with _REGISTRY_LOCK:
             guards = list(_REGISTRY.values())
         version = _VERSION
-        values = tuple(sorted({v for g in guards for v in g.values}, key=len, reverse=True))
-        _UNION = (version, values)
+        values = tuple(sorted({v for g in guards for v in g.values if v not in env}, key=len, reverse=True))
+        _UNION, _UNION_ENV = (version, values), env
+    return values
+
+
+_SHOWN: tuple[tuple[str, ...], frozenset[str], tuple[str, ...]] = ((), frozenset(), ())
+
+
+def known_shown() -> tuple[str, ...]:
+    """``known_everywhere`` and the environment's secrets as last read (``environ``): what a view hides."""
+    global _SHOWN
+    known, env = known_everywhere(), environ_read()
+    last = _SHOWN
+    if last[0] is known and last[1] is env:
+        return last[2]
+    values = tuple(sorted({*known, *env}, key=len, reverse=True)) if env else known
+    _SHOWN = (known, env, values)
     return values

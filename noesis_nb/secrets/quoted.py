@@ -17,7 +17,7 @@ from typing import Any
 from .._safetext import capped_marks, safe_repr
 from ..errors import guessed, redact_with
 from .display import SCAN_MARGIN, shown, shown_cut
-from .guard import known_everywhere
+from .guard import known_shown
 from .names import REDACTED_VALUE
 from .public_ids import public_id
 from .randomness import RUN_ID, entropy_ok, path_parts, random_words, temp_plain, without_ids
@@ -162,7 +162,7 @@ def _quoted(value: Any, limit: int) -> str:
     if isinstance(value, str):
         # an id in capitals with a slip or two, or all in small letters (``show(h.episode_id.lower())``)
         lower = sum(map(str.islower, value[-26:]))
-        if _NEAR_ULID.fullmatch(value) and (lower <= 2 or value[-26:] == value[-26:].lower()) and value not in known_everywhere():
+        if _NEAR_ULID.fullmatch(value) and (lower <= 2 or value[-26:] == value[-26:].lower()) and value not in known_shown():
             return repr(value)
         text = quoted_text(value, limit)
         if text.strip() == REDACTED_VALUE or (REDACTED_VALUE in text and not _bare(text)):

@@ -1,0 +1,82 @@
+"""Secrets held in the process environment under names that say so (``DB_PASSWORD``, ``STRIPE_SECRET``,
+``MY_APP_CREDENTIALS``): an agent that prints or returns such a value without naming its variable leaves it in no file
+of the run and in no view, as written, percent-encoded or base64-encoded; a variable set after import is learned by the
+runs started after it; other variables' values, and ``PWD``'s directory, are kept. Each case runs in a fresh Python
+process given that environment."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import quote
+
+from noesis_nb.secrets.environ import names_secret
+
+_REPO = Path(__file__).resolve().parents[2]  # this checkout's package, whatever the environment installed
+_CHILD = r"""
+import base64, json, os, sys
+from urllib.parse import quote
+import noesis_nb
+from noesis_nb.secrets import shown
+
+root, late = sys.argv[1], sys.argv[2]
+os.environ["LATE_API_TOKEN"] = late  # set after import: learned by the run started after it
+values = [os.environ[k] for k in ("DB_PASSWORD", "STRIPE_SECRET", "MY_APP_CREDENTIALS", "LATE_API_TOKEN")]
+kept = [os.environ["GREETING_TEXT"], os.environ["PWD"]]
+
+def agent(task, ctx):
+    for v in values + kept:
+        ctx.emit("note", {"text": f"using {v} now", "enc": quote(v, safe=""), "b64": base64.b64encode(v.encode()).decode()})
+        ctx.emit("note", {**{f"field_{i}": i for i in range(8)}, "said": f"x {v}", "cut": f"x {v[:-2]}"})  # flat, 10 keys
+    return " / ".join(values + kept)
+
+episode = noesis_nb.solve("plain task", using=agent, runs_dir=root)
+print(json.dumps({"episode": episode, "shown": [shown(f"a view of {v} here") for v in values + kept]}))
+"""
+
+
+def test_environment_secrets_are_hidden_in_the_run_and_its_views(tmp_path: Path) -> None:
+    secrets = {
+        "DB_PASSWORD": "correcthorsebatterystaple",
+        "STRIPE_SECRET": "Qm9vbGVhbkZhbHNlVHJ1ZQ",
+        "MY_APP_CREDENTIALS": "user42:Pa55w0rd/Long+Enough",
+    }
+    late = "late-value-7Hq2Lm9Xw"
+    workdir = tmp_path / "work"
+    workdir.mkdir()
+    env = {k: v for k, v in os.environ.items() if not names_secret(k)}
+    env.update(secrets, GREETING_TEXT="hello-world-of-runs-42", PWD=str(workdir), PYTHONPATH=str(_REPO))
+    result = subprocess.run(
+        [sys.executable, "-c", _CHILD, str(tmp_path / "runs"), late],
+        env=env,
+        cwd=workdir,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    files = [p for p in (tmp_path / "runs" / report["episode"]).rglob("*") if p.is_file()]
+    assert {"events.jsonl", "state.json", "summary.json"} <= {p.name for p in files}
+    data = "\n".join(p.read_text("utf-8", "replace") for p in files)
+    for value in [*secrets.values(), late]:
+        assert value[:-2] not in data, value  # its cut-off start too
+        forms = [value, quote(value, safe=""), base64.b64encode(value.encode()).decode().rstrip("=")]
+        for form in forms:
+            assert form not in data, form
+            assert json.dumps(form)[1:-1] not in data, form
+        assert not any(value in text for text in report["shown"]), value
+    # what no secret-looking name holds is written and shown as it is
+    assert "hello-world-of-runs-42" in data and str(workdir) in data
+    assert f"a view of {workdir} here" in report["shown"]
+
+
+def test_names_that_say_secret() -> None:
+    secret = ["DB_PASSWORD", "STRIPE_SECRET", "MY_APP_CREDENTIALS", "OPENAI_API_KEY", "GITHUB_TOKEN", "apiKey", "DB_PASSWD"]
+    plain = ["PWD", "OLDPWD", "PATH", "HOME", "TOKENIZERS_PARALLELISM", "KEYBOARD_LAYOUT", "GIT_ASKPASS", "XAUTHORITY"]
+    assert [n for n in secret if not names_secret(n)] == []
+    assert [n for n in plain if names_secret(n)] == []
