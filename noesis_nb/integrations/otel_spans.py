@@ -29,7 +29,7 @@ from ..store.sealing import seal_state
 from ..store.status import LOST_HINT, status_now
 from ..store.vocab import TOOL_APPROVAL_PENDING
 from .otel_clean import clean_spec
-from .otel_seal import with_seal_span
+from .otel_seal import AFTER_EPISODE, EPISODE_EVENTS, with_seal_span
 from .otel_times import in_range, placed_times
 
 __all__ = ["run_spans", "SpanSpec", "TraceIncomplete"]
@@ -186,9 +186,15 @@ def _spans(run_dir: Path, events: list[dict[str, Any]] | None, problems: list[st
     facts = _run_facts(run_dir, events)
     status = status_now(run_dir, facts.status)  # the status runs_df, list_runs and show give (paused, lost too)
     # the episode's start and end as runs_df gives them (``store.facts``: the summary's start, and that plus its
-    # duration), else from the log: its first event, and when the episode ended (``_episode_end_ns``)
+    # duration), else from the log: its first event, and when the episode ended (``_episode_end``). The episode's
+    # own events are the log's up to its end mark (its terminate; a lost run's last sign of life), and the root
+    # holds them: it starts at the earlier of runs_df's started_at and its first event, and ends at the later of
+    # ended_at and that mark (Noēsis' own runs record a duration that ends before their reflect, learn and
+    # terminate); what comes after the mark goes on the seal span
+    first = stamps[0] if stamps else 0
     begin = in_range(facts.started_at)
-    begin = begin if begin is not None else stamps[0] if stamps else 0
+    begin = first if begin is None else min(begin, first) if stamps else begin
+    mark, mark_ns = _episode_end(events, placed)
     finish = in_range(facts.ended_at)
     root: SpanSpec = {
         "name": f"invoke_agent {start.get('using') or 'agent'}",
@@ -196,7 +202,7 @@ def _spans(run_dir: Path, events: list[dict[str, Any]] | None, problems: list[st
         "span_id": root_id,
         "parent_id": None,
         "start_ns": begin,
-        "end_ns": finish if finish is not None else _episode_end_ns(events, placed),
+        "end_ns": mark_ns if finish is None else max(finish, mark_ns),
         "kind": "internal",
         "attributes": _attrs(
             {
@@ -217,10 +223,14 @@ def _spans(run_dir: Path, events: list[dict[str, Any]] | None, problems: list[st
     tools = _tool_records(run_dir, problems)
     ended = seal_state(run_dir).ended  # a draft still waiting in a run whose seal began is never decided
     requests: dict[str, list[tuple[dict[str, Any], int]]] = {}
+    late: dict[str, bool] = {}  # request id -> whether its first event comes after the episode's end mark
     bounds = (root["start_ns"], root["end_ns"])
     ids_seen: set[str] = set()
     repeated = 0
     for line, event in enumerate(events, 1):
+        after = mark is not None and line - 1 > mark  # the seal's (``with_seal_span``): after the episode's end mark
+        if after:
+            root.setdefault(EPISODE_EVENTS, len(root["events"]))  # the root's events before it are the episode's
         payload = _payload(event)
         at = placed[line - 1]
         at = root["start_ns"] if at is None else at
@@ -232,9 +242,10 @@ def _spans(run_dir: Path, events: list[dict[str, Any]] | None, problems: list[st
             event_id = f"{event_id}#line-{line}"
         ids_seen.add(event_id)
         if event.get("phase") == "model":
-            spans.append(_model_span(payload, trace_id, root_id, event_id, at, bounds[0]))
+            spans.append({**_model_span(payload, trace_id, root_id, event_id, at, bounds[0]), AFTER_EPISODE: after})
         elif event.get("phase") == "tool" and isinstance(payload.get("request_id"), str):
             requests.setdefault(payload["request_id"], []).append((event, at))
+            late.setdefault(payload["request_id"], after)  # a tool request is the seal's when its first event is
         elif isinstance(event.get("metrics"), dict):
             started, completed = _step_times(event["metrics"], at, bounds)
             spans.append(
@@ -249,12 +260,14 @@ def _spans(run_dir: Path, events: list[dict[str, Any]] | None, problems: list[st
                     "attributes": _attrs({"noesis.phase": event.get("phase"), "noesis.event_id": event.get("id")}),
                     "error": False,
                     "events": [],
+                    AFTER_EPISODE: after,
                 }
             )
         else:
             root["events"].append((str(payload.get("event_name") or event.get("phase")), at, {"noesis.event_id": event_id}))
     for request_id, chain in requests.items():
-        spans.append(_tool_span(chain, tools, trace_id, root_id, episode, request_id, ended))
+        tool = _tool_span(chain, tools, trace_id, root_id, episode, request_id, ended)
+        spans.append({**tool, AFTER_EPISODE: late[request_id]})
     if repeated:
         problems.append(
             f"{repeated} event(s) of run {episode} repeat the id of an earlier event of its log; their spans are told "
@@ -347,14 +360,15 @@ def status_code(spec: SpanSpec) -> tuple[int, str | None]:
     return (1, None) if spec.get("ok") else (0, None)
 
 
-def _episode_end_ns(events: list[dict[str, Any]], placed: list[int | None]) -> int:
-    """The root span's end: when the episode ended, by the rule of ``summary.duration_sec`` and so ``runs_df``
-    (``store.lostend.episode_end_marks``: its terminate, or a lost run's last sign of life), not its log's last
-    event (the seal's bookkeeping may come long after: a recovery, a later insight); 0 when no time is known."""
+def _episode_end(events: list[dict[str, Any]], placed: list[int | None]) -> tuple[int | None, int]:
+    """The episode's end mark, by the rule of ``summary.duration_sec`` and so ``runs_df``
+    (``store.lostend.episode_end_marks``: its terminate, or a lost run's last sign of life): its line's index and
+    time; not its log's last event (the seal's bookkeeping may come long after: a recovery, a later insight).
+    ``(None, 0)`` when no event's time is known. The events up to it are the episode's, the ones after the seal's."""
     for i in episode_end_marks(events):
         if (at := placed[i]) is not None:
-            return at
-    return 0
+            return i, at
+    return None, 0
 
 
 def _tool_span(

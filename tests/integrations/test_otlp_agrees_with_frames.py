@@ -141,8 +141,11 @@ def test_noesis_own_run_starts_and_ends_where_runs_df_says(tmp_path: Path, otlp_
     run = tmp_path / "ep_adr008_allow"
     shutil.copytree(FIXTURES / "noesis-adr008-allow-run" / "ep_adr008_allow", run)
     row = noesis_nb.runs_df(tmp_path).set_index("episode_id").loc["ep_adr008_allow"]
-    ns = (row["started_at"].value, row["ended_at"].value)
     assert row["started_at"] == pd.Timestamp("2025-01-01T00:00:00Z")  # the summary's, before the first event's .005
+    # its recorded duration (0.04 s) ends before its own terminate (.045): the root holds the episode's events, so it
+    # ends at that terminate; runs_df keeps the run's recorded figure
+    assert row["ended_at"] == pd.Timestamp("2025-01-01T00:00:00.040Z")
+    ns = (row["started_at"].value, pd.Timestamp("2025-01-01T00:00:00.045Z").value)
     root = _root(_file_spans(run, tmp_path / "t.json"))
     assert (int(root["startTimeUnixNano"]), int(root["endTimeUnixNano"])) == ns
     noesis_nb.export_otel(run, endpoint=otlp_collector.url)
