@@ -50,7 +50,6 @@ from .names import REDACTED_VALUE, is_secret_key, names_no_value, names_variable
 from .plugins import plugins
 from .randomness import CLOUD_KEY_IN_ID, PROVIDER_ID, entropy_ok, ids_out_of_values, random_words, without_ids
 from .url_parts import URL_QUERY, URL_USER, url_secrets
-from .wrapped import wrapped_keys
 
 __all__ = [
     "find_in_text",
@@ -70,22 +69,8 @@ _TOKEN_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+
 # (and the control characters that show as nothing, ``disguise.CONTROL``; a letter with its accent or of another
 # script drawn as a Latin one, ``ѕ`` or ``ś``, cuts the word here, but its reading, ``plain``, is judged too)
 _HIDING_BYTES = bytes(range(0x80, 0xC0)) + b"\xc2\xcd\xd8\xe1\xe2\xef\x00" + bytes((*range(1, 9), *range(14, 28), 127))
-# (a line break and a backslash read ``b``: a word a wrap split, ``wrapped``, is two runs with a ``b`` between them,
-# ``\n`` in text or escaped in JSON; ``b`` ends a run as a space does)
-_RUNS = bytes(0x61 if i in _TOKEN_CHARS or i in _HIDING_BYTES else 0x62 if i in b"\\\n\r" else 0x20 for i in range(256))
+_RUNS = bytes(0x61 if i in _TOKEN_CHARS or i in _HIDING_BYTES else 0x20 for i in range(256))
 _LONG_RUN = b"a" * 20
-# two words of 10+ key characters (or 16+ and 8+) across a line break (escaped in JSON: ``\n``, ``\r\n``, ``\n\t``) and
-# an indentation: a key a wrap split into pieces shorter than ``_LONG_RUN`` (``wrapped``), found by its end then read whole
-_WRAP_END = b"a" * 8 + b"b"
-_BREAK_RUN = rb"ba?(?:[ b]|ba)*"
-_WRAPPED = re.compile(rb"a{10}" + _BREAK_RUN + rb"a{10}|a{16}" + _BREAK_RUN + rb"a{8}|a{8}" + _BREAK_RUN + rb"a{16}")
-
-
-def _wrapped(runs: bytes) -> bool:
-    """Whether text read through ``_RUNS`` may hold a key split over lines in pieces shorter than ``_LONG_RUN``."""
-    return runs.find(_WRAP_END) >= 0 and _WRAPPED.search(runs) is not None
-
-
 # the short names that are secret as a word of their own (``pin``, ``otp``, ``pw``: not ``mapping``, ``shipping``),
 # each starting with a letter and looking back after it (a pattern opening with a look-behind is tried at every place)
 _SHORT_NAMES = rb"(?:pin(?<![a-z]pin)|pw(?<![a-z]pw)|otp(?<![a-z]otp)|[th]otp(?<![a-z][th]otp))(?![a-z])"
@@ -139,8 +124,7 @@ def lists_joined(blob: bytes) -> bytes | None:
 
 
 def _might_contain(blob: bytes) -> bool:
-    runs = blob.translate(_RUNS)
-    if runs.find(_LONG_RUN) >= 0 or blob.find(b"Q~") >= 0 or _wrapped(runs):  # an Entra secret's ``~`` and ``.`` cut it up
+    if blob.translate(_RUNS).find(_LONG_RUN) >= 0 or blob.find(b"Q~") >= 0:  # an Entra secret's ``~`` and ``.`` cut it up
         return True
     lowered = blob.lower()
     anchored = _KEYWORD_ANCHORS.search(lowered) is not None
@@ -187,9 +171,7 @@ def payload_might_contain(payload: Mapping[str, Any], blob: bytes) -> bool:
     (a long key such as ``cache_write_input_tokens`` is not a random word: the detectors read values)."""
     # (``bytes.find`` throughout, not ``in``: ``in`` on bytes first tries the needle as an int, and pays for that
     # exception; a third of the cost of a short event's screen went to four such tests)
-    words = blob.translate(_RUNS)
-    # no long word anywhere (nor two across a line break, ``_wrapped`` inlined: a plain event's path makes no call)
-    runs = words.find(_LONG_RUN) >= 0 or (words.find(_WRAP_END) >= 0 and _WRAPPED.search(words) is not None)
+    runs = blob.translate(_RUNS).find(_LONG_RUN) >= 0  # no long word anywhere: no value needs the per-value test
     lowered = blob.lower()
     if (
         not runs
@@ -374,12 +356,8 @@ def _text_might_contain(value: str) -> bool:
             return True
     if _percent_might_contain(value, _text_might_contain):  # and percent-decoded: ``%70assword=…``
         return True
-    if (
-        _LONG_RUN_STR.search(value) is not None
-        or (
-            not value.isascii() and _LONG_RUN in value.encode("utf-8", "replace").translate(_RUNS)  # as in the JSON test
-        )
-        or (("\n" in value or "\\" in value) and _wrapped(value.encode("utf-8", "replace").translate(_RUNS)))
+    if _LONG_RUN_STR.search(value) is not None or (
+        not value.isascii() and _LONG_RUN in value.encode("utf-8", "replace").translate(_RUNS)  # as in the JSON test
     ):
         return len(value) > _CACHED_LEN or bool(find_in_text(value))  # a long text is screened whole when written
     if _PUNCT.search(value) is None:
@@ -878,7 +856,6 @@ def _find(text: str, entropy: bool) -> set[str]:
         found.update(_stdin_passwords(text))
     if "\\\n" in given or "\\\r\n" in given:
         found |= _find(_CONTINUED.sub(" ", given), entropy)
-    found |= wrapped_keys(given)  # a key a line wrap split
     if "asic" in text:  # Authorization: Basic <base64 of user:password>
         found.update(basic_credentials(text))
     if _LONG_RUN in text.encode("utf-8", "ignore").translate(_RUNS):
