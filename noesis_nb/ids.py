@@ -12,7 +12,7 @@ from ulid import ULID
 from ._safetext import character_named
 from .errors import InvalidIdError
 from .secrets.disguise import LOOK_ALIKES
-from .secrets.guard import known_everywhere
+from .secrets.guard import known_shown
 from .secrets.names import REDACTED_VALUE
 from .secrets.quoted import quoted, starts_like_key
 from .secrets.text import find_in_text
@@ -192,7 +192,7 @@ def _id_as_read(value: str) -> bool:
     as_read = _OUTSIDE.sub(lambda m: _CROCKFORD.get(LOOK_ALIKES[m.group()], LOOK_ALIKES[m.group()]), value)
     if not _ID_SHAPED.fullmatch(as_read) or find_in_text(as_read) or holds_credential(as_read):
         return False
-    return not any(known in value or known in as_read for known in known_everywhere())
+    return not any(known in value or known in as_read for known in known_shown())
 
 
 def validate_id(value: object, *, what: str = "episode id") -> str:

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 import noesis_nb as nb
@@ -83,3 +88,29 @@ def test_a_value_the_detectors_find_a_secret_in_is_not_shown_for_a_character_out
 
 def _outside_at(typed: str) -> int:
     return next(i for i, ch in enumerate(typed) if not (ch.isascii() and (ch.isalnum() or ch in "_.:@+=-")))
+
+
+_ENV_CHILD = r"""
+import sys
+from noesis_nb.errors import InvalidIdError
+from noesis_nb.ids import validate_id
+try:
+    validate_id(sys.argv[1])
+except InvalidIdError as e:
+    print(e)
+"""
+
+
+def test_a_secret_the_environment_holds_is_not_shown_for_a_look_alike_letter(tmp_path):
+    """A ULID-shaped token held in a secret-named variable, pasted as an id with a Cyrillic letter for its last P: a
+    view hides the variable's value, so the message does not quote it (before, it was printed escaped whole, the
+    check asking only the values runs learned, which leave the environment's out). A fresh process: the environment
+    is read at import."""
+    token = "tok_01J5ZXQ8M2K9TRH7VWBDN4CJ6P"
+    env = {**os.environ, "ACME_API_TOKEN": token, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    typed = token[:-1] + "\u0420"
+    done = subprocess.run(
+        [sys.executable, "-c", _ENV_CHILD, typed], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0 and "U+0420" in done.stdout, done.stdout + done.stderr
+    assert "ZXQ8M2K9TRH7VWBDN4CJ6" not in done.stdout, done.stdout
