@@ -15,7 +15,8 @@ What it holds is only ever a copy, trusted only when it checks:
 - runs only: with no problem found in them (a damaged run is read each time, so its problems are
   reported), every stamp settled (``fs.settled``), local files, and a row that reads back equal.
 It is used only while this process has learned no secret value (``secrets.known_everywhere``):
-rows are screened when they are made, and a value learned since would not be in the copy.
+rows are screened when they are made, and a value learned since would not be in the copy; and only
+by processes holding the same secrets in their environment (``secrets.environ``, in the tag).
 Columns asked for by path (``columns=``) need the documents: those loads read every run. Only loads
 of a folder of runs use it (not one run, not a list), and only the first load of a folder in a process
 reads it; a folder is known by its real path; runs whose folder is gone leave it when it is written.
@@ -38,6 +39,7 @@ import orjson
 
 from .._cachedir import cache_root, read_cached, remove_cached, write_cached
 from ..secrets import known_everywhere
+from ..secrets.environ import environ_read
 from ..store.seal import seal_key
 from .cache import on_clear
 from .fs import settled
@@ -301,9 +303,23 @@ def _tag(body: bytes) -> bytes:
 def cache_tag(form: bytes, body: bytes) -> bytes:
     """The hex HMAC-SHA256 of ``body`` under the seal key, for this code (``_code_version``) and file format ``form``:
     what the index and the kept frames (``keptframe``) are trusted by."""
-    mac = hmac.new(seal_key(), form + _code_version(), hashlib.sha256)
+    mac = hmac.new(seal_key(), form + _code_version() + _environ_version(), hashlib.sha256)
     mac.update(body)
     return mac.hexdigest().encode()
+
+
+_ENVIRON: tuple[frozenset[str], bytes] = (frozenset(), hashlib.sha256(b"").hexdigest().encode() + b"\n")
+
+
+def _environ_version() -> bytes:
+    """A digest of the environment's secrets as last read (``secrets.environ``): views hide them (``known_shown``)
+    while the index stays in use in a process holding them, so rows made by a process holding another set of them
+    (one without a variable shows its value in clear) are not taken for this one's. Within the tag's HMAC only."""
+    global _ENVIRON
+    env = environ_read()
+    if _ENVIRON[0] is not env:
+        _ENVIRON = (env, hashlib.sha256("\0".join(sorted(env)).encode()).hexdigest().encode() + b"\n")
+    return _ENVIRON[1]
 
 
 _CODE: bytes | None = None

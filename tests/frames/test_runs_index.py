@@ -307,3 +307,24 @@ def test_a_load_that_raises_keeps_no_index_in_memory_and_clear_cache_removes_lef
     left.write_bytes(b"x" * 100)
     clear_cache()
     assert list(left.parent.iterdir()) == []
+
+
+def test_a_process_holding_a_secret_in_its_environment_is_not_served_rows_made_without_it(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """Views hide the environment's secrets (``known_shown``) while the index stays in use in a process holding them
+    (an API key in nearly every kernel): rows a process without that variable made could show its value in clear, so
+    a process holding another set of them is not served those rows (before, the task below was served in clear)."""
+    secret = "Zq7-orchard-Lantern-991"
+    root = tmp_path / "runs"
+    for ep in ("ep_a", "ep_b"):
+        write_run(root, ep, basic_events(ep), summary=hand_summary(ep, task=f"deploy with {secret} now"))
+    time.sleep(RACY_NS / 1e9 * 3)
+    plain = {k: v for k, v in env.items() if k != "ACME_DB_PASSWORD"}
+    before, _ = _load(root, plain, tmp_path / "a.pkl")
+    assert any(secret in task for task in before["task"])  # no process knew it: the rows hold it
+    got, reads = _load(root, {**plain, "ACME_DB_PASSWORD": secret}, tmp_path / "b.pkl")
+    assert not any(secret in task for task in got["task"]), list(got["task"])
+    assert reads == 2
+    again, reads = _load(root, {**plain, "ACME_DB_PASSWORD": secret}, tmp_path / "c.pkl")
+    assert reads == 0 and not any(secret in task for task in again["task"])  # its own rows: the index serves them
