@@ -90,10 +90,12 @@ _KEYWORDS = re.compile(  # grouped by first letter: sre tries fewer branches per
 # Each anchor starts at the keyword's rarest letter (``mysql`` at its ``q``, ``eyj`` at its ``j``, the letters before it
 # checked looking back): the search tries a branch only where such a letter stands, about half the places of prose.
 # ``%`` and two hex digits is a character escape too: ``%70assword=…`` reads ``password=…`` percent-decoded.
+# The branches stand in the order their letters start words of prose, most often first (a search tries them in turn at
+# each such letter); ``://`` is anchored at its second ``/``, looking back: ``:`` stands after every key of a JSON text.
 _KEYWORD_ANCHORS = re.compile(
-    rb"k(?:en|ey|ie|s\.slack|er)|p(?:ass|wd|odman|enssl)|c(?:ret|red|ontras|url|tl(?<=nerdctl))|uth"
-    rb"|b(?:earer|(?<=mariadb))|j(?<=eyj)|xox|ql(?<=mysql)|zip|-cli(?<=redis-cli)"
-    rb"|://|%[0-9a-f]{2}|\\(?:[ux0-3/]|n\{)|&#"
+    rb"uth|c(?:ret|red|ontras|url|tl(?<=nerdctl))|p(?:ass|wd|odman|enssl)|b(?:earer|(?<=mariadb))|k(?:en|ey|ie|s\.slack|er)"
+    rb"|j(?<=eyj)|xox|ql(?<=mysql)|zip|-cli(?<=redis-cli)"
+    rb"|//(?<=://)|%[0-9a-f]{2}|\\(?:[ux0-3/]|n\{)|&#"
 )
 # a JSON key that is one of the short secret names (``"pin": …``, ``"otp": …``): too common inside words to be keywords
 # (``shipping``, ``design``: the keyword search would run on most prose), they are looked for as whole keys only
@@ -232,8 +234,9 @@ def _key_verdict(key: Any) -> tuple[bool, bool] | None:
 
 _CONTAINERS = (dict, list, tuple)
 _CHUNKS = b"},{"  # a list of records: maybe streamed chunks, whose texts are read joined (``joined.chunk_texts``)
-# the anchors, and ``_CHUNKS`` in the same search (one more test in the hot path would cost as much as the search)
-_ANCHORS_OR_CHUNKS = re.compile(_KEYWORD_ANCHORS.pattern + rb"|\},\{")
+# the anchors, and ``_CHUNKS`` in the same search (one more test in the hot path would cost as much as the search),
+# anchored at its ``{`` looking back: ``}`` ends every JSON object, and each payload's text is one
+_ANCHORS_OR_CHUNKS = re.compile(_KEYWORD_ANCHORS.pattern + rb"|\{(?<=\},\{)")
 
 
 def _chunks_might_contain(payload: Any) -> bool:
