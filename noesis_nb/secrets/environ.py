@@ -56,15 +56,20 @@ def environ_secrets() -> frozenset[str]:
             continue
         raw = value.encode("utf-8", "surrogateescape")
         found.update(
-            (
-                value,
-                quote(value, safe=""),
-                base64.b64encode(raw).decode().rstrip("="),
-                base64.urlsafe_b64encode(raw).decode().rstrip("="),
-            )
+            (quote(raw, safe=""), base64.b64encode(raw).decode().rstrip("="), base64.urlsafe_b64encode(raw).decode().rstrip("="))
         )
+        if raw.isascii() or _utf8(value):  # bytes that are no UTF-8 (read as surrogates) are never written as text
+            found.add(value)
     _LAST = (given, frozenset(found))
     return _LAST[1]
+
+
+def _utf8(value: str) -> bool:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def environ_read() -> frozenset[str]:

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from urllib.parse import quote
 
+import noesis_nb
 from noesis_nb.secrets.environ import names_secret
 
 _REPO = Path(__file__).resolve().parents[2]  # this checkout's package, whatever the environment installed
@@ -80,3 +81,39 @@ def test_names_that_say_secret() -> None:
     plain = ["PWD", "OLDPWD", "PATH", "HOME", "TOKENIZERS_PARALLELISM", "KEYBOARD_LAYOUT", "GIT_ASKPASS", "XAUTHORITY"]
     assert [n for n in secret if not names_secret(n)] == []
     assert [n for n in plain if names_secret(n)] == []
+
+
+_UNDECODABLE_CHILD = r"""
+import base64, json, os, sys
+from urllib.parse import quote
+import noesis_nb
+
+raw = os.environb[b"DB_PASSWORD"]
+
+def agent(task, ctx):
+    ctx.emit("note", {"enc": quote(raw, safe=""), "b64": base64.b64encode(raw).decode(), "kept": "plain-text-7Hq2"})
+    return "done"
+
+print(json.dumps({"episode": noesis_nb.solve("plain task", using=agent, runs_dir=sys.argv[1])}))
+"""
+
+
+def test_a_secret_variable_holding_bytes_that_are_no_utf8_neither_stops_runs_nor_is_written(tmp_path: Path) -> None:
+    """A secret-named variable whose value is no UTF-8 (Python reads it with surrogates): importing noesis_nb raised
+    (percent-encoding the value), and once past that every run ended unsealed (its text cannot be written). Runs
+    work; the value's percent- and base64-encoded forms are still hidden."""
+    raw = b"abc\xff\xfedefgh12"
+    env = {k.encode(): v.encode("utf-8", "surrogateescape") for k, v in os.environ.items() if not names_secret(k)}
+    env.update({b"DB_PASSWORD": raw, b"PYTHONPATH": str(_REPO).encode()})
+    result = subprocess.run(
+        [sys.executable, "-c", _UNDECODABLE_CHILD, str(tmp_path / "runs")], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    episode = json.loads(result.stdout.strip().splitlines()[-1])["episode"]
+    run = tmp_path / "runs" / episode
+    assert noesis_nb.runs_df(tmp_path / "runs").status.tolist() == ["ok"]
+    assert (run / "manifest.json").is_file()  # sealed
+    written = "".join(p.read_text() for p in run.rglob("*") if p.is_file() and p.suffix in {".json", ".jsonl"})
+    assert "plain-text-7Hq2" in written
+    for form in (quote(raw, safe=""), base64.b64encode(raw).decode().rstrip("=")):
+        assert form not in written, form
