@@ -9,7 +9,7 @@ import os
 import unicodedata
 from typing import Any
 
-from ._safetext import NAME_JOINERS, character_named, unseen_character, unseen_escaped, unseen_kind
+from ._safetext import NAME_JOINERS, unseen_character, unseen_escaped, unseen_said
 from .errors import InvalidOptionError
 from .ids import holds_credential
 from .secrets.quoted import quoted, typo_hint
@@ -86,7 +86,7 @@ def _approver_id_problem(name: str, at: int = 0) -> str | None:
         return ""  # the value, quoted, says its length
     unseen = unseen_character(name, allowed=NAME_JOINERS, assigned=True)
     if unseen is not None:
-        return f" holds the {unseen_kind(unseen)} {character_named(unseen)} at position {at + name.index(unseen)}"
+        return f" {unseen_said(unseen, at + name.index(unseen))}"
     return None
 
 
@@ -186,7 +186,7 @@ def principal_problem(name: str, at: int = 0) -> str | None:
         return "holds a path separator or '..'"
     unseen = unseen_character(name, allowed=NAME_JOINERS, assigned=True)
     if unseen is not None:  # (the rule of every name typed: ``_safetext.unseen_character``)
-        return f"holds the {unseen_kind(unseen)} {character_named(unseen)} at position {at + name.index(unseen)}"
+        return unseen_said(unseen, at + name.index(unseen))
     if len(name) > _APPROVER_ID_MAX:
         return f"is over {_APPROVER_ID_MAX} characters"
     if holds_credential(name):

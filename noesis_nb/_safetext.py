@@ -21,6 +21,7 @@ __all__ = [
     "unseen_escaped",
     "character_named",
     "unseen_kind",
+    "unseen_said",
     "NAME_JOINERS",
     "capped_marks",
     "MARKS_KEPT",
@@ -246,6 +247,15 @@ def character_named(ch: str) -> str:
     elif named:
         named = " " + named
     return f"{ascii(ch)} (U+{ord(ch):04X}{named})"
+
+
+def unseen_said(ch: str, position: int) -> str:
+    """``holds the invisible character '\\u200e' (U+200E LEFT-TO-RIGHT MARK) at position 7``: the one phrase every
+    message refusing a value for a character in it says, after the value. The kind is ``unseen_kind``'s for a
+    character ``unseen_character`` finds (a control, an invisible character, a non-ASCII space, a noncharacter), and
+    ``character`` for one refused by another rule (a letter drawn like an ASCII one, a blank where none may stand)."""
+    kind = unseen_kind(ch) if unseen_character(ch, assigned=True) is not None else "character"
+    return f"holds the {kind} {character_named(ch)} at position {position}"
 
 
 #: combining marks kept on one base character: enough for written languages (Vietnamese stacks two, pointed Hebrew

@@ -9,7 +9,7 @@ import uuid
 
 from ulid import ULID
 
-from ._safetext import character_named
+from ._safetext import unseen_said
 from .errors import InvalidIdError
 from .secrets.disguise import LOOK_ALIKES
 from .secrets.guard import known_shown
@@ -177,7 +177,7 @@ def _outside_message(value: str, what: str) -> str:
     looks = f", drawn like the ASCII {drawn!r}" if drawn else ""
     return (
         f"{what} {ascii(value) if _id_as_read(value) else _shown(value)} has characters outside [A-Za-z0-9_.:@+=-]: "
-        f"{character_named(ch)} at position {bad.start()}{looks}; type it with ASCII letters, digits and _.:@+=- alone"
+        f"it {unseen_said(ch, bad.start())}{looks}; type it with ASCII letters, digits and _.:@+=- alone"
         + (" (copy it from %noesis list or runs_df().episode_id)" if what == "episode id" else "")
     )
 

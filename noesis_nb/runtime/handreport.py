@@ -17,7 +17,7 @@ import numbers
 from decimal import Decimal
 from typing import Any
 
-from .._safetext import NAME_JOINERS, character_named, safe_repr, type_name, unseen_character, unseen_escaped
+from .._safetext import NAME_JOINERS, safe_repr, type_name, unseen_character, unseen_escaped, unseen_said
 from ..capture.usage import MAX_COUNT, text
 from ..errors import InvalidOptionError
 from ..secrets.quoted import quoted
@@ -113,11 +113,11 @@ def _hides(value: str) -> bool:
 
 
 def _hidden(key: str, value: str) -> InvalidOptionError:
-    ch = unseen_character(value, allowed=NAME_JOINERS) or "?"
+    ch = unseen_character(value, allowed=NAME_JOINERS) or value[0]  # (called when there is one)
     return InvalidOptionError(
-        f"{key}={unseen_escaped(quoted(value, 60))} holds a control or invisible character ({character_named(ch)} at position "
-        f"{value.index(ch) if ch in value else '?'}; like a line break, a NUL, a bidi override), which no "
-        f"{key.replace('_', ' ')} has; type it again, e.g. {_EXAMPLES.get(key, repr('name'))}"
+        f"{key}={unseen_escaped(quoted(value, 60))} {unseen_said(ch, value.index(ch))}, a character (like a line "
+        f"break, a NUL, a bidi override) no {key.replace('_', ' ')} has; type it again, e.g. "
+        f"{_EXAMPLES.get(key, repr('name'))}"
     )
 
 

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .._safetext import NAME_JOINERS, character_named, unseen_character, unseen_escaped
+from .._safetext import NAME_JOINERS, unseen_character, unseen_escaped, unseen_said
 from ..errors import InvalidOptionError
 from ..secrets import shown_repr
 from ..secrets.quoted import quoted
@@ -81,8 +81,8 @@ def check_sender(sender: object) -> str:
     bad = unseen_character(sender, allowed=NAME_JOINERS)  # the rule of every name typed
     if bad is not None:
         raise InvalidOptionError(
-            f"sender={unseen_escaped(quoted(sender, 60))} holds the control or invisible character {character_named(bad)} "
-            f"at position {sender.index(bad)}: name who sends it in one line of text, e.g. 'user:ana'"
+            f"sender={unseen_escaped(quoted(sender, 60))} {unseen_said(bad, sender.index(bad))}: name who sends it in "
+            "one line of text, e.g. 'user:ana'"
         )
     return sender
 

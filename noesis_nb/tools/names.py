@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .._safetext import character_named, unseen_character, unseen_escaped
+from .._safetext import unseen_character, unseen_escaped, unseen_said
 from ..errors import InvalidOptionError
 from ..secrets.quoted import quoted
 
@@ -64,9 +64,9 @@ def _fits(namespace: str, name: str, version: str | None) -> bool:
 
 
 def _unseen(name: str) -> str:
-    """``; it holds \\u200e (U+200E LEFT-TO-RIGHT MARK) at position 7, …`` when ``name`` holds a character no name may
-    hold (``unseen_character``), "" when it holds none."""
+    """``; it holds the invisible character '\\u200e' (U+200E LEFT-TO-RIGHT MARK) at position 7, …``
+    when ``name`` holds a character no name may hold (``unseen_character``), "" when it holds none."""
     ch = unseen_character(name)
     if ch is None:
         return ""
-    return f"; it holds {character_named(ch)} at position {name.index(ch)}, a control or invisible character no name has"
+    return f"; it {unseen_said(ch, name.index(ch))}, a character no name has"

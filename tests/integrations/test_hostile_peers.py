@@ -956,13 +956,19 @@ def test_a_bad_event_is_quoted_in_its_error_with_no_piece_of_a_key(server, runs_
 @pytest.mark.parametrize(
     "url, match",
     [
-        ("http://127.0.0.1:8000/agent/run\n", r"it holds '\\n' at position 31 \(copied with a line end"),
-        ("http://127.0.0.1:8000/agent run", r"it holds ' ' at position 27"),
+        (
+            "http://127.0.0.1:8000/agent/run\n",
+            r"it holds the control character '\\n' \(U\+000A\) at position 31 \(copied with a line end",
+        ),
+        ("http://127.0.0.1:8000/agent run", r"it holds the character ' ' \(U\+0020 SPACE\) at position 27"),
         ("http://", r"url='http://': it names no host"),
         ("http://127.0.0.1:99999/run", r"it cannot be read \(Port out of range"),
         ("http://127.0.0.1:0/run", r"its port is 0"),
         ("https://[::1/run", r"it cannot be read \(Invalid IPv6 URL\)"),
-        (f"http://deploy:{LEARNED} x@127.0.0.1:9/run", r"url='http://<credentials>@127\.0\.0\.1:9/run': it holds ' '"),
+        (
+            f"http://deploy:{LEARNED} x@127.0.0.1:9/run",
+            r"url='http://<credentials>@127\.0\.0\.1:9/run': it holds the character ' '",
+        ),
     ],
 )
 def test_a_url_no_request_can_go_to_is_refused_when_the_agent_is_made(url, match):

@@ -23,9 +23,11 @@ from hypothesis import strategies as st
 import noesis_nb
 from noesis_nb._envvars import approver_id_from_env, check_approver_id, principal_from_env, principal_problem
 from noesis_nb.errors import InvalidOptionError
+from noesis_nb.ids import validate_id
+from noesis_nb.integrations.agui import AGUIHttpAgent
 from noesis_nb.runtime.handreport import reported_text
 from noesis_nb.runtime.steer import check_sender
-from noesis_nb.tools.names import split_tool_name
+from noesis_nb.tools.names import check_tool_identity, split_tool_name
 
 #: the characters the hostile report found written in a model's name
 FOUND = [
@@ -194,3 +196,38 @@ def test_a_code_point_python_does_not_assign_is_refused_in_an_id_and_taken_in_fr
     assert principal_problem("user:ana" + ch) == f"{told} at position 8"
     assert check_sender("ana" + ch) == "ana" + ch
     assert reported_text("model", "m-" + ch) == "m-" + ch
+
+
+def _refused(call: Any) -> str:
+    with pytest.raises((InvalidOptionError, ValueError)) as caught:
+        call()
+    return str(caught.value)
+
+
+#: each public entry refusing a value for a character in it: how it is given ``abc\u200edef`` (and where the mark
+#: then stands in the value its message shows)
+_ENTRIES: dict[str, tuple[Any, int]] = {
+    "ctx.model_call model": (lambda v, mp: reported_text("model", v), 3),
+    "ctx.model_call request_id": (lambda v, mp: reported_text("request_id", v), 3),
+    "steer sender": (lambda v, mp: check_sender(v), 3),
+    "tool name": (lambda v, mp: split_tool_name(v), 3),
+    "tool namespace": (lambda v, mp: check_tool_identity(v, "write"), 3),
+    "approver_id=": (lambda v, mp: check_approver_id(v), 3),
+    "$NOESIS_NB_APPROVER_ID": (lambda v, mp: (mp.setenv("NOESIS_NB_APPROVER_ID", v), approver_id_from_env()), 3),
+    "$NOESIS_NB_PRINCIPAL": (lambda v, mp: (mp.setenv("NOESIS_NB_PRINCIPAL", v), principal_from_env()), 3),
+    "episode id": (lambda v, mp: validate_id(v), 3),
+    "AG-UI url": (lambda v, mp: AGUIHttpAgent(f"http://{v}.test/run"), 10),
+}
+
+
+@pytest.mark.parametrize("entry", list(_ENTRIES))
+def test_every_entry_names_a_character_it_refuses_in_one_phrase(entry: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each refusal says which character and where in the same words (its kind, escaped, code point and name,
+    position). Before, six messages were built apart: 'holds the control or invisible character …' (sender), 'holds a
+    control or invisible character (… at position 3; …' (model), '; it holds … at position 3, a control …' (tool
+    name), '[A-Za-z0-9_.:@+=-]: … at position 3' (episode id), "it holds '\\u200e' at position 10" (AG-UI url)."""
+    call, at = _ENTRIES[entry]
+    said = _refused(lambda: call("abc\u200edef", monkeypatch))
+    phrase = rf"\bholds the invisible character '\\u200e' \(U\+200E LEFT-TO-RIGHT MARK\) at position {at}\b"
+    assert re.search(phrase, said), said
+    assert "\u200e" not in said, said

@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..._safetext import unseen_said
 from ...secrets import shown, shown_cut
 from ...secrets.quoted import quoted
 from .._extras import require
@@ -142,7 +143,7 @@ def _check_url(url: str) -> None:
     except ValueError as exc:
         problem, port = f"it cannot be read ({exc})", None
     if at is not None:
-        problem = f"it holds {url[at]!r} at position {at} (copied with a line end or a blank?)"
+        problem = f"it {unseen_said(url[at], at)} (copied with a line end or a blank?)"
     elif port == 0:
         problem = "its port is 0"
     if problem:
