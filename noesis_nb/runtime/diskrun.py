@@ -211,6 +211,7 @@ class DiskRun:
         return bool(self.decisions)
 
     def _drafts(self, events: list[dict[str, Any]]) -> list[Any]:
+        ended = seal_state(self.run_dir).ended  # a run whose seal began takes no decision: none of its drafts waits
         asked = {
             str((e.get("payload") or {}).get("draft_id")): e.get("timestamp")
             for e in events
@@ -219,7 +220,7 @@ class DiskRun:
         return [
             PendingApproval.from_prepared(p, asked.get(p.key) or "")
             for p in PreparedInvocationRepository(self.run_dir).readable(self.problems)
-            if awaits_decision(p)
+            if awaits_decision(p, run_ended=ended)
         ]
 
     def _decisions(self) -> list[dict[str, Any]]:

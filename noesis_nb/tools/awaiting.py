@@ -26,7 +26,12 @@ def is_held(record: Any) -> bool:
     return status == "prepared" and required is True
 
 
-def awaits_decision(record: Any) -> bool:
-    """A record waiting for a person's decision: ``pending_approval``, or held (``is_held``)."""
+def awaits_decision(record: Any, *, run_ended: bool = False) -> bool:
+    """A record waiting for a person's decision: ``pending_approval``, or held (``is_held``), in a run whose seal has
+    not begun. ``run_ended``: the run's seal began (``SealState.ended``): ``approve_draft`` refuses every decision then,
+    so nothing of it waits (``tools_df`` calls such a draft ``undecided``, ``runs_df`` counts it in no
+    ``pending_approvals``)."""
+    if run_ended:
+        return False
     status = _field(record, "status")
     return getattr(status, "value", status) == "pending_approval" or is_held(record)
