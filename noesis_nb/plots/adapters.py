@@ -10,7 +10,7 @@ from .._keywords import keywords_named
 from ..frames.batches import RUNNING_TIME, running_time
 from ..store.vocab import TERMINAL_STATUSES
 from ._need import need
-from ._safe import categories, esc_all, label_ticks, wrapped
+from ._safe import categories, esc_all, group_names, label_ticks, wrapped
 from ._theme import PALETTE, new_figure, say_empty
 
 __all__ = ["success_by_adapter", "duration_by_adapter"]
@@ -18,7 +18,7 @@ __all__ = ["success_by_adapter", "duration_by_adapter"]
 
 def _adapters(runs: pd.DataFrame, what: str) -> pd.Series:
     need(runs, ("using", "status", "duration_s"), what, "runs_df")
-    return runs["using"].astype(object).fillna("(unknown)").astype(str)
+    return group_names(runs["using"])
 
 
 @keywords_named

@@ -13,7 +13,7 @@ from ..errors import InvalidOptionError
 from ..secrets.quoted import quoted
 from ..store.vocab import TOKEN_COLUMNS
 from ._need import as_times, need
-from ._safe import categories, esc, label_ticks, wrapped
+from ._safe import categories, esc, group_names, label_ticks, wrapped
 from ._theme import color_map, money_axis, new_figure, say_empty
 
 __all__ = ["cost_over_time", "tokens_by", "tokens_over_time", "token_parts"]
@@ -112,7 +112,7 @@ def _stacked(fig: go.Figure, x: Sequence[object], parts: pd.DataFrame, group_lab
 def tokens_by(usage: pd.DataFrame, by: str = "model", *, title: str | None = None) -> go.Figure:
     """Stacked token parts per ``by`` (``model``, ``provider`` or ``episode_id``); reasoning hatched inside output."""
     need(usage, ("input_tokens", "output_tokens", by), "tokens_by", "usage_df", by=by)
-    parts = token_parts(usage).groupby(usage[by].astype(str), sort=True).sum()
+    parts = token_parts(usage).groupby(group_names(usage[by]), sort=True).sum()
     fig = new_figure(title or esc(f"Tokens by {by}{_unknown_totals(usage)}"))
     shown, axis, ticks = categories(parts.index)
     _stacked(fig, list(shown), parts, by)
@@ -140,7 +140,8 @@ def tokens_over_time(usage: pd.DataFrame, freq: str = "1h", *, title: str | None
 def cost_over_time(usage: pd.DataFrame, by: str = "model", *, cumulative: bool = True, title: str | None = None) -> go.Figure:
     """Cost (USD, priced at analysis time) over time, one line per ``by`` value (``model`` or ``episode_id``).
 
-    Unpriced calls (NaN cost) are left out of the lines and counted in the hover and the title.
+    Unpriced calls (NaN cost) are left out of the lines (never drawn as $0) and counted in the title; calls with no
+    ``by`` value are the line ``(unknown)``.
     """
     need(usage, ("timestamp", "cost_usd", by), "cost_over_time", "usage_df", by=by, times=False)
     # text and date values were plotted before the check came: read as times, they still are
@@ -154,14 +155,15 @@ def cost_over_time(usage: pd.DataFrame, by: str = "model", *, cumulative: bool =
             + (f" ({unpriced} unpriced calls left out)" if unpriced else "")
         )
     )
-    keys = df[by].astype(str)
-    colors = color_map(sorted(keys.unique()))
+    df = df[df["cost_usd"].notna().to_numpy()]  # a line draws what is priced; a model with no priced call draws none
+    keys = group_names(df[by])
     ordered = sorted(keys.unique())
+    colors = color_map(ordered)
     legend = dict(zip(ordered, categories(ordered)[2]))  # names cut alike stay apart: "… (1)", "… (2)"
     for key in ordered:
         rows = df[(keys == key).to_numpy()]
         cost = rows["cost_usd"]
-        y = cost.fillna(0.0).cumsum() if cumulative else cost
+        y = cost.cumsum() if cumulative else cost
         n = len(rows)
         fig.add_trace(
             go.Scatter(

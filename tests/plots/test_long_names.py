@@ -106,7 +106,8 @@ def test_long_names_are_cut_in_legends_and_ticks_told_apart_and_whole_in_the_hov
 
     figures = {  # each figure, and the names from the runs it draws
         "episode_timeline": (plots.episode_timeline(events, ids[0]), events[events["episode_id"] == ids[0]]["phase"]),
-        "cost_over_time": (plots.cost_over_time(usage, by="model"), usage["model"]),
+        # the made-up models are priced nowhere, and a line draws priced calls only: priced here for the names' sake
+        "cost_over_time": (plots.cost_over_time(usage.assign(cost_usd=0.001), by="model"), usage["model"]),
         "tokens_by": (plots.tokens_by(usage, by="model"), usage["model"]),
         "success_by_adapter": (plots.success_by_adapter(runs), runs["using"]),
         "duration_by_adapter": (plots.duration_by_adapter(runs), runs["using"]),
@@ -165,7 +166,7 @@ def test_names_that_differ_by_an_invisible_character_read_apart(tmp_path: Path) 
     assert usage["model"].nunique() == len(models)
     for what, fig in {
         "tokens_by": plots.tokens_by(usage, by="model"),
-        "cost_over_time": plots.cost_over_time(usage, by="model"),
+        "cost_over_time": plots.cost_over_time(usage.assign(cost_usd=0.001), by="model"),  # lines draw priced calls
         "success_by_adapter": plots.success_by_adapter(runs),
         "duration_by_adapter": plots.duration_by_adapter(runs),
     }.items():

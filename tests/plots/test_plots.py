@@ -67,7 +67,10 @@ def test_cost_and_tokens(frames):
     ids, _, _, _, usage = frames
     fig = plots.cost_over_time(usage, by="model")
     themed(fig)
-    assert sorted(t.name for t in fig.data) == sorted(usage["model"].astype(str).unique())
+    # a line per model with a priced call; the model priced nowhere draws none (not a $0 line)
+    priced = usage[usage["cost_usd"].notna()]
+    assert sorted(t.name for t in fig.data) == sorted(priced["model"].astype(str).unique())
+    assert set(usage["model"]) - set(priced["model"]), "the corpus holds a model priced nowhere"
     gpt = next(t for t in fig.data if t.name == "gpt-4o")
     # success, veto_audit, paused, approved and rejected each make one gpt-4o call (the enforce-vetoed run makes none):
     # 1000 in (400 cached), 100 out at $2.5 / $1.25 / $10 per M
@@ -235,7 +238,7 @@ def test_untrusted_text_is_escaped_and_never_a_template(hostile):
     ids, events, runs, tools, usage = hostile
     figures = [
         plots.episode_timeline(events, ids[0]),
-        plots.cost_over_time(usage, by="model"),
+        plots.cost_over_time(usage.assign(cost_usd=0.001), by="model"),  # the hostile model is priced nowhere
         plots.tokens_by(usage, by="model"),
         plots.tokens_by(usage, by="episode_id"),
         plots.success_by_adapter(runs),
