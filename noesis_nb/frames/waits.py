@@ -18,6 +18,8 @@ from ..store.vocab import POLICY_PAUSE_KEY, RUN_CHECKPOINT, RUN_INTERRUPT, RUN_R
 __all__ = [
     "PauseSpans",
     "pause_kind",
+    "line_pause_kind",
+    "pauses_for_a_person",
     "waiting_seconds",
     "instant",
     "policy_paused",
@@ -65,6 +67,17 @@ def pause_kind(phase: Any, name: Any, payload: Any) -> Any:
     return payload.get("kind") if isinstance(payload, Mapping) else None
 
 
+def line_pause_kind(event: Mapping[str, Any]) -> Any:
+    """``pause_kind`` of one line as written (a mapping with ``phase``, ``event_type`` and ``payload``)."""
+    return pause_kind(event.get("phase"), _name(event), event.get("payload"))
+
+
+def pauses_for_a_person(kind: Any, payload: Any) -> bool:
+    """Whether a line ``pause_kind`` read as ``kind`` starts or holds a pause for a person: a ``run.interrupt`` or
+    ``run.checkpoint`` no approver policy decided. The view's pause badge and the timeline's pause marks."""
+    return kind in _PAUSE_KINDS and not (isinstance(payload, Mapping) and isinstance(payload.get(POLICY_PAUSE_KEY), str))
+
+
 def policy_paused(event: Mapping[str, Any]) -> bool:
     """Whether ``event`` is the ``run.interrupt``, ``run.checkpoint`` or ``run.resume`` of a pause a policy decided."""
     payload = event.get("payload")
@@ -93,7 +106,7 @@ class PauseSpans:
     def follow(self, kind: Any, timestamp: Any, payload: Any) -> bool:
         """Follow one line that ``pause_kind`` read as ``kind`` (the frames' columns give it); True when it starts a pause."""
         if kind in _PAUSE_KINDS:
-            if not self.pausing and not (isinstance(payload, Mapping) and isinstance(payload.get(POLICY_PAUSE_KEY), str)):
+            if not self.pausing and pauses_for_a_person(kind, payload):
                 self.pausing, self.paused_since = True, instant(timestamp)
                 return True
         elif kind == RUN_RESUME and self.pausing:

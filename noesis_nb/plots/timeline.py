@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 from .._keywords import keywords_named
 from .._safetext import safe_repr
 from ..errors import InvalidOptionError
-from ..frames.waits import policy_paused
+from ..frames.waits import pause_kind, policy_paused
 from ..secrets import quoted
 from ..store.vocab import (
     RUN_CHECKPOINT,
@@ -119,11 +119,15 @@ def episode_timeline(events: pd.DataFrame, episode_id: str | None = None, *, tit
                 customdata=_custom(rows),
             )
         )
+    # a pause is read by waits.pause_kind, the rule of runs_df.waiting_s: the episode's own lines (an adapter's note
+    # named run.checkpoint is none), also one named only by payload.kind; a policy's pause waited for nobody
+    paused = [pause_kind(ph, n or None, p) for ph, n, p in zip(one["phase"], one["name"], one["payload"])]
     for marks, row_name in ((_APPROVALS, "approvals"), (_PAUSES, "pauses")):
         for event_name, (label, symbol) in marks.items():
-            rows = one[one["name"] == event_name]
-            if row_name == "pauses" and not rows.empty:  # a policy's pause waited for nobody: no pause to mark
-                rows = rows[[not policy_paused({"payload": p}) for p in rows["payload"]]]
+            if row_name == "pauses":
+                rows = one[[k == event_name and not policy_paused({"payload": p}) for k, p in zip(paused, one["payload"])]]
+            else:
+                rows = one[one["name"] == event_name]
             if rows.empty:
                 continue
             fig.add_trace(

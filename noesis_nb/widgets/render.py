@@ -20,9 +20,9 @@ from typing import Any
 import orjson
 
 from .._safetext import capped_marks, safe_repr, visible
-from ..frames.waits import policy_paused
+from ..frames.waits import line_pause_kind, pauses_for_a_person
 from ..secrets import SCAN_MARGIN, shown_start
-from ..store.vocab import RUN_CHECKPOINT, RUN_INTERRUPT, TOOL_APPROVAL_PENDING
+from ..store.vocab import TOOL_APPROVAL_PENDING
 from .theme import PHASE_HUES, STATUS_HUES
 
 __all__ = [
@@ -59,7 +59,6 @@ FLAG_MARKS = {"pause": "‖", "veto": "⊘", "rejection": "⊘", "error": "✖",
 FLAG_WORDS = {"pause": "pause", "veto": "veto event", "rejection": "rejection event", "error": "error event"}
 # stored phase names a newcomer would not read as words (the stored field stays as it is; only its label changes)
 PHASE_LABELS = {"action_candidate": "proposal"}
-_PAUSE_NAMES = {TOOL_APPROVAL_PENDING, RUN_INTERRUPT, RUN_CHECKPOINT}
 _SUMMARY_KEYS = (
     "status",
     "decision",
@@ -133,8 +132,10 @@ def event_flag(event: Mapping[str, Any]) -> str | None:
         return "veto"
     if name.startswith("tool.rejected") or name == "tool.execution.rejected":
         return "veto"
-    if name in _PAUSE_NAMES or status in {"paused", "interrupted"}:
-        return None if phase == "runtime" and policy_paused(event) else "pause"  # a policy's pause waits for nobody
+    if phase == "tool" and name == TOOL_APPROVAL_PENDING:
+        return "pause"
+    if pauses_for_a_person(line_pause_kind(event), payload):  # the rule of runs_df.waiting_s: the episode's own lines
+        return "pause"
     return None
 
 

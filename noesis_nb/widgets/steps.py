@@ -15,7 +15,7 @@ from collections import deque
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..frames.waits import policy_paused
+from ..frames.waits import PAUSE_NAMES, line_pause_kind, policy_paused
 from ..store.phases import DRAIN_PHASE, STEER_PHASE
 from ..store.vocab import (
     RUN_CHECKPOINT,
@@ -148,9 +148,13 @@ class StepBook:
             if self._drain is None:
                 self._drain = self._new("drain")
             return self._drain
-        kind = event.get("event_type")
-        if kind is not None and phase == "runtime":
-            return self._runtime(event, str(kind))
+        if phase == "runtime":
+            paused = line_pause_kind(event)  # the rule of runs_df.waiting_s: a pause named only by payload.kind too
+            if paused in PAUSE_NAMES:
+                return self._runtime(event, paused)
+            kind = event.get("event_type")
+            if kind is not None:
+                return self._runtime(event, str(kind))
         if phase == "action_candidate":
             provenance = _payload(event).get("provenance")
             request = provenance.get("request_id") if isinstance(provenance, Mapping) else None

@@ -155,3 +155,56 @@ def test_every_reader_takes_the_same_pause_lines(
     assert "waited" not in steps["fs.auto_one"], steps
     for tool, wait in people.items():
         assert f"(waited {format_seconds(wait)})" in steps[str(tool)], (tool, wait, steps)
+
+
+def _utc(at: Any) -> pd.Timestamp:
+    stamp = pd.Timestamp(at)
+    return stamp.tz_convert(None) if stamp.tzinfo is not None else stamp
+
+
+def _flagged_rows(page: str) -> list[tuple[str, str]]:
+    """(phase, name) of each raw line the view marks as a pause (its rows inside the steps, ``nnb-f-pause``)."""
+    rows = re.findall(r'<details class="nnb-r nnb-f-pause"><summary>(.*?)</summary>', page, flags=re.S)
+    said = [html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", row))).split() for row in rows]
+    return [(words[1], words[3]) for words in said]
+
+
+@pytest.mark.parametrize("rewrite", [_as_written, _kind_only, _notes_named_by_type])
+def test_the_view_badges_the_timeline_and_the_frames_mark_the_same_pause_lines(
+    base_run: Path, tmp_path: Path, comm_log: list, rewrite: Callable[[dict[str, Any]], None]
+) -> None:
+    """The view's pause badge and the timeline's pause marks picked lines by their own rule: by name in any phase
+    (the badge also any line whose payload's status said ``paused``), so an adapter's note named ``run.checkpoint``
+    (or ``run.interrupt``) was marked a pause, and a pause named only by ``payload.kind`` was marked by neither (its
+    step no pause). Both now read ``waits.pause_kind``, as ``runs_df.waiting_s`` does."""
+    from noesis_nb.plots import episode_timeline
+
+    lines = [json.loads(line) for line in (base_run / "events.jsonl").read_text().splitlines()]
+    pauses = [  # the episode's own pause lines for a person, as written (a policy's waited for nobody)
+        e
+        for e in lines
+        if e.get("phase") == "runtime" and e.get("event_type") in PAUSES[:2] and POLICY_PAUSE_KEY not in e["payload"]
+    ]
+    spans = _spans(lines)  # the pauses themselves (a pause writes an interrupt and a checkpoint)
+    assert len(pauses) >= 2 and any(e["phase"] != "runtime" and e["payload"].get("event_name") in PAUSES for e in lines)
+    run = tmp_path / "runs" / base_run.name
+    shutil.copytree(base_run, run)
+    for name in ("final.json", "manifest.json"):
+        (run / name).unlink(missing_ok=True)
+    for event in lines:
+        rewrite(event)
+    (run / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in lines))
+    clear_cache()
+
+    events = noesis_nb.events_df(run.parent)
+    figure = episode_timeline(events)
+    marked = sorted(_utc(x) for trace in figure.data if trace.name in ("interrupt", "paused (checkpoint)") for x in trace.x)
+    assert marked == sorted(_utc(e["timestamp"]) for e in pauses), marked
+    waiting_s = float(noesis_nb.runs_df(run.parent).waiting_s.iloc[0])
+    assert waiting_s == pytest.approx(sum(end - start for start, end in spans), abs=1e-3)
+    view = noesis_nb.show(run)
+    page = view.snapshot_html()
+    badged = [row for row in _flagged_rows(page) if row[1] != "tool.approval.pending"]
+    assert badged == [("runtime", e.get("event_type") or e["payload"]["kind"]) for e in pauses], badged
+    counts = html.unescape(view.counts.value)
+    assert f"‖ {len(spans)} pauses" in counts, counts  # a pause once, however many lines it wrote
