@@ -14,7 +14,6 @@ import json
 import re
 from typing import Any
 
-import numpy as np
 import orjson
 
 __all__ = ["colons", "may_repeat", "screened", "walked", "without_repeats"]
@@ -28,6 +27,8 @@ def colons(data: bytes, start: int = 0, end: int | None = None) -> int:
     """The ``:`` bytes and ``\\u003a`` escapes of ``data[start:end]`` (counted in place, no copy)."""
     stop = len(data) if end is None else end
     if stop - start > _BIG:  # counted by numpy: bytes.count of one byte is a plain loop, ~3x slower
+        import numpy as np  # only for texts this large: ``import noesis_nb`` does not pay numpy's import (~0.1-0.6 s)
+
         count = int(np.count_nonzero(np.frombuffer(data, np.uint8, stop - start, start) == _COLON))
     else:
         count = data.count(b":", start, stop)

@@ -9,7 +9,7 @@ import noesis_nb
 def test_import_is_light():
     code = (
         "import sys, noesis_nb, noesis_nb.ns; "
-        "print(sorted(m for m in ('pandas', 'plotly', 'ipywidgets', 'IPython', 'nest_asyncio', 'sqlite3') "
+        "print(sorted(m for m in ('pandas', 'numpy', 'plotly', 'ipywidgets', 'IPython', 'nest_asyncio', 'sqlite3') "
         "if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
