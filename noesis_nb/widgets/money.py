@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from decimal import ROUND_HALF_UP, Decimal
 
 __all__ = ["money"]
 
@@ -30,14 +31,14 @@ def money(value: float, *, signed: bool = False) -> str:
 
 
 def _digits(size: float) -> str:
-    if size >= 1:
-        return f"{size:,.2f}"
-    if size >= 0.01:
-        return f"{size:.3f}"
+    """``size`` rounded half up as it reads (``repr``, the shortest decimal that is this float): ``$0.000175`` and
+    ``$0.00175`` both round their last 5 up (binary rounding took one up and the other down)."""
     if size == 0:
         return "0.0000"
     # two significant digits down to the least cost shown: $0.000000013, not $0.00000001 (a quarter low)
-    return f"{size:.{1 - math.floor(math.log10(size))}f}"
+    places = 2 if size >= 1 else 3 if size >= 0.01 else 1 - math.floor(math.log10(size))
+    rounded = Decimal(repr(size)).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+    return f"{rounded:,}" if size >= 1 else f"{rounded:f}"
 
 
 def _band(size: float) -> int:

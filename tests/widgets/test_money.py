@@ -27,6 +27,9 @@ from noesis_nb.widgets.money import money
         (0.0312, "$0.031"),
         (0.125, "$0.125"),
         (1234.567, "$1,234.57"),
+        (0.000175, "$0.00018"),  # was $0.00017 (binary rounding) beside $0.0018 for ten times it
+        (0.00175, "$0.0018"),
+        (1.005, "$1.01"),  # was $1.00: half a cent rounds up, as the value reads
     ],
 )
 def test_a_cost_keeps_the_digits_that_say_what_it_is(value: float, shown: str) -> None:
@@ -64,3 +67,11 @@ def test_a_cost_is_shown_within_five_percent_whatever_its_size(value: float) -> 
     $0.0001, and the steps of a run add up to its header."""
     shown = float(money(value).removeprefix("$").replace(",", ""))
     assert abs(shown - value) <= 0.05 * value, (value, money(value))
+
+
+@pytest.mark.parametrize("head", range(10, 100))
+def test_a_half_rounds_the_same_way_at_every_size(head: int) -> None:
+    """Below a cent a cost keeps two digits, and one ending in a half keeps the same two at every power of ten:
+    ``$0.000175`` and ``$0.00175`` both round up (``money`` rounds the value as it reads, half up)."""
+    shown = {money(float(f"{head}5e-{places}")).lstrip("$0.") for places in range(5, 11)}
+    assert shown == {str(head + 1)} if head < 99 else shown == {"10"}, shown
