@@ -10,7 +10,7 @@ import unicodedata
 from typing import Any, Literal
 
 from .._jsonio import canonical_json
-from ..secrets.quoted import quoted, quoted_text
+from ..secrets.quoted import keys_hidden, quoted, quoted_text
 
 __all__ = ["first_difference", "short"]
 
@@ -71,15 +71,30 @@ def apart(old: Any, new: Any) -> str:
             f"pass the tasks as recorded, e.g. unicodedata.normalize({held!r}, task) for each"
         )
     mixed = unicodedata.normalize("NFC", a) == unicodedata.normalize("NFC", b)
-    at = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    at = _parting(a, b)
     if was != now and a[at : at + 1].isascii() and b[at : at + 1].isascii() and at < 60:
         return f"was {was}, now {now}"  # they part where both are shown, in characters that read apart
-    start = max(0, at - _WINDOW)
-    cut = "…" if start else ""
+    windows = _windows(a, b)
     if mixed:  # no one form gives the record back: it mixes them, so only its own characters match it
         return (
             f"the same text in another Unicode normalisation ({_ACCENTS}), and the record mixes forms (no one of "
-            f"{', '.join(_FORMS)} gives it back); pass the tasks exactly as recorded: they part at character {at}: "
-            f"was {cut}{ascii(a[start : at + _WINDOW])}, now {cut}{ascii(b[start : at + _WINDOW])}"
+            f"{', '.join(_FORMS)} gives it back); pass the tasks exactly as recorded: they part at character {at}{windows}"
         )
-    return f"they part at character {at}: was {cut}{ascii(a[start : at + _WINDOW])}, now {cut}{ascii(b[start : at + _WINDOW])}"
+    return f"they part at character {at}{windows}"
+
+
+def _parting(a: str, b: str) -> int:
+    return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+
+
+def _windows(a: str, b: str) -> str:
+    """``: was …'xy', now …'xz'``: the texts about where they part, escaped (``ascii``), each redacted whole first
+    as every text the batch shows is (``keys_hidden``): a window cut from the middle of a key is no key a detector
+    finds. Where they part only in what is redacted, that is said instead."""
+    a, b = keys_hidden(a), keys_hidden(b)
+    if a == b:
+        return ", at what looks like a secret (not shown)"
+    at = _parting(a, b)
+    start = max(0, at - _WINDOW)
+    cut = "…" if start else ""
+    return f": was {cut}{ascii(a[start : at + _WINDOW])}, now {cut}{ascii(b[start : at + _WINDOW])}"

@@ -192,3 +192,31 @@ def test_a_tag_changed_beside_the_task_is_named_and_both_sides_read_apart(
     sides = re.search(r"was (.*), now (.*?) \(see ", said)
     assert sides is not None and sides.group(1) != sides.group(2), said
     assert '"k":"1"' in sides.group(1) and '"k":"2"' in sides.group(2), said
+
+
+_KEY = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0"  # shaped as an OpenAI project key
+
+
+def _key_pieces(message: str) -> list[str]:
+    """Each run of 8 characters of the key's secret part that ``message`` shows."""
+    secret = _KEY[len("sk-proj-") :]
+    return [secret[i : i + 8] for i in range(len(secret) - 7) if secret[i : i + 8] in message]
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("y" * 70 + " " + _KEY + " to staging", "y" * 70 + " " + _KEY + " to prod"),  # part just past the key
+        ("y" * 70 + " " + _KEY + "\u00e9", "y" * 70 + " " + _KEY + "e\u0301x"),  # past it, in another form
+        ("y" * 70 + " " + _KEY, "y" * 70 + " " + _KEY[:-1] + "X"),  # part inside the key
+    ],
+)
+def test_where_two_tasks_part_is_shown_with_no_piece_of_a_key(old: str, new: str) -> None:
+    """``apart`` showed the 30 characters before where two tasks part with ``ascii()`` alone: a key ending there
+    was shown in part (its last 30 characters), which no detector finds in a window cut from its middle. The texts
+    are now redacted whole first, as every text the batch shows is."""
+    from noesis_nb.batch.differ import apart
+
+    said = apart(old, new)
+    assert "they part at character" in said, said
+    assert _key_pieces(said) == [], said
