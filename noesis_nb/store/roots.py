@@ -233,6 +233,9 @@ def find_run_dir(
         if os.path.lexists(direct):  # named so, but no run there: say what it is rather than "no run"
             what, instead = _why_not_a_run(direct)
             raise RunNotFoundError(f"{quoted(str(direct))} is not a run directory: {what}; {instead}")
+    if runs_dir is None and os.path.isdir(episode_id):  # a folder here (``"runs"``) taken for an id: say what it is
+        what, instead = _why_not_a_run(Path(episode_id))
+        raise RunNotFoundError(f"{quoted(episode_id)} is a folder here, not a run's id or directory: {what}; {instead}")
     searched = ", ".join(repr(str(r)) for r in roots)  # repr: a crafted name prints no control character
     starting = sorted({p.name for root in roots for p in _subdirs(root) if p.name.startswith(episode_id)})
     if starting:  # a part of an id: ids are taken whole (a prefix could name another run tomorrow)

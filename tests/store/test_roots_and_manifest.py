@@ -159,3 +159,20 @@ def test_a_path_that_is_no_run_says_what_it_is_and_what_to_pass(tmp_path, smoke_
             find_run_dir(path)
         assert said in str(as_text.value), str(as_text.value)
         assert said in str(as_path.value), str(as_path.value)
+
+
+def test_a_folder_here_named_without_a_slash_says_what_it_is(tmp_path, smoke_run, monkeypatch):
+    """``export_otel("runs")``, ``show("runs")``: a word without ``/`` is read as an id; when no run has that id but a
+    folder here has that name, the error says what the folder is (it said "no run 'runs' under …, 'runs', …" before,
+    naming the folder among the places searched)."""
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(smoke_run, tmp_path / "runs" / smoke_run.name)
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(RunNotFoundError) as err:
+        find_run_dir("runs")
+    said = str(err.value)
+    assert said.startswith("'runs' is a folder here, not a run's id or directory: it is a runs folder holding 1 run(s)")
+    assert "runs_df('runs')" in said
+    with pytest.raises(RunNotFoundError, match="'empty' is a folder here.*it is an empty folder"):
+        find_run_dir("empty")
+    assert find_run_dir(smoke_run.name).resolve() == tmp_path / "runs" / smoke_run.name  # an id is found as before
