@@ -18,7 +18,7 @@ from ..store.artifacts import read_summary
 from ..store.vocab import TERMINAL_STATUSES, failed
 from .meter import CostMeter, cost_words
 from .render import badge_html, esc, says_rejected, short, shown_status
-from .state import Tally, format_elapsed, format_seconds, no_calls, running_words
+from .state import Tally, format_elapsed, format_seconds, no_calls, run_times, running_words
 from .theme import STATUS_HUES
 
 __all__ = ["BatchFigures", "key_of", "pick", "rank", "entry_line", "grid_table", "header_line", "GRID_HEAD"]
@@ -123,8 +123,7 @@ class BatchFigures:
         kept = self._tallies.get(key_of(entry))
         if kept is None or kept[1].clock.first is None:  # no event seen of it: its wall time
             return format_elapsed(entry.started_at, entry.ended_at, status, now) if entry.started_at else "—"
-        clock = kept[1].clock
-        return running_words(clock.running(status, now, entry.started_at), clock.waiting(status, now))
+        return running_words(*run_times(kept[0], kept[1], status, now))
 
     def status_of(self, entry: Any) -> str:
         """The word the grid shows for an entry's status (``render.shown_status``: ``rejected`` for a run vetoed

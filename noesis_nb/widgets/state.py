@@ -263,6 +263,14 @@ def running_words(running: float | None, waited: float | None) -> str:
     return format_seconds(running) + (f" (+ {wait} waiting for people)" if wait else "")
 
 
+def run_times(source: Any, tally: Tally, status: str, now: float | None = None) -> tuple[float | None, float]:
+    """A run's running time and wait for people as its view's header counts them: ``tally``'s clock from the run's
+    own start (``source.started_at``, as ``summary.duration_sec`` counts), so ``duration_s - waiting_s`` of the
+    frames. The batch grid's time column says the same (not its entry's wall clock, scheduling and seal included)."""
+    clock = tally.clock
+    return clock.running(status, now, getattr(source, "started_at", None)), clock.waiting(status, now)
+
+
 def view_state(
     source: RunSource, tally: Tally, now: float | None = None, meter: CostMeter | None = None, **extra: Any
 ) -> dict[str, Any]:
@@ -272,8 +280,7 @@ def view_state(
     if now is None:
         now = getattr(source, "now", None)
     status = source.status
-    waited = tally.clock.waiting(status, now)
-    running = tally.clock.running(status, now, getattr(source, "started_at", None))
+    running, waited = run_times(source, tally, status, now)
     header = {
         "episode_id": source.episode_id,
         "task": source.task,
