@@ -145,7 +145,11 @@ RUN_COLUMNS: dict[str, tuple[str, str]] = {
     "outcome": ("category", "final.json / summary outcome (success, failed, vetoed, error, ...)"),
     "success": ("bool", "summary.metrics.success"),
     "started_at": ("datetime", "UTC start time"),
-    "ended_at": ("datetime", "UTC end time of a finished run, else NaT"),
+    "ended_at": (
+        "datetime",
+        "UTC end time of a finished run: started_at + duration_s, the end it recorded (Noēsis' own runs record a "
+        "duration that ends before their reflect, learn and terminate events), else NaT",
+    ),
     "duration_s": ("float", "wall time, waits for people included: summary.duration_sec, else ended_at - started_at"),
     "waiting_s": (
         "float",
