@@ -19,13 +19,14 @@ import orjson
 from .._jsonkeys import is_repeated_reason, loads_checked
 from ..capture.usage import count
 from ..errors import EventLogCorruption
+from ..frames.toolcalls import UNDECIDED, call_status, note_tool_event
 from ..secrets.quoted import quoted
 from ..store.artifacts import read_final, read_state, read_summary
 from ..store.eventlog import read_run_events
 from ..store.facts import RunFacts, run_facts
 from ..store.lostend import episode_end_marks
 from ..store.runfiles import UnreadableRunFile, read_file
-from ..store.sealing import seal_state
+from ..store.sealing import SealState, seal_state
 from ..store.status import LOST_HINT, status_now
 from ..store.vocab import TOOL_APPROVAL_PENDING
 from .otel_clean import clean_spec
@@ -164,12 +165,20 @@ def run_spans(
 
 def _spans(run_dir: Path, events: list[dict[str, Any]] | None, problems: list[str]) -> list[SpanSpec]:
     unread: list[EventLogCorruption] = []
+    looked: list[SealState] = []
+
+    def seal() -> SealState:
+        """The run's seal documents, looked at once (the log's reader, the tool status and the run's status)."""
+        if not looked:
+            looked.append(seal_state(run_dir))
+        return looked[0]
+
     if events is None:
         # a cut last line is damage once a seal is written (final.json alone too: the log was closed before it)
-        events = read_run_events(run_dir / "events.jsonl", sealed=lambda: seal_state(run_dir).ended, errors=unread)
+        events = read_run_events(run_dir / "events.jsonl", sealed=lambda: seal().ended, errors=unread)
         if unread:
             problems.append(_events_problem(unread))
-        elif not events and seal_state(run_dir).ended:  # a run just made has no events yet: nothing is missing from it
+        elif not events and seal().ended:  # a run just made has no events yet: nothing is missing from it
             problems.append(_no_events(run_dir / "events.jsonl"))
     if not events:
         return []
@@ -184,7 +193,7 @@ def _spans(run_dir: Path, events: list[dict[str, Any]] | None, problems: list[st
     start: dict[str, Any] = next((_payload(e) for e in events if e.get("phase") == "start"), {})
     end: dict[str, Any] = next((_payload(e) for e in reversed(events) if e.get("phase") == "terminate"), {})
     facts = _run_facts(run_dir, events)
-    status = status_now(run_dir, facts.status)  # the status runs_df, list_runs and show give (paused, lost too)
+    status = status_now(run_dir, facts.status, seal())  # the status runs_df, list_runs and show give (paused, lost too)
     # the episode's start and end as runs_df gives them (``store.facts``: the summary's start, and that plus its
     # duration), else from the log: its first event, and when the episode ended (``_episode_end``). The episode's
     # own events are the log's up to its end mark (its terminate; a lost run's last sign of life), and the root
@@ -221,7 +230,7 @@ def _spans(run_dir: Path, events: list[dict[str, Any]] | None, problems: list[st
     }
     spans = [root]
     tools = _tool_records(run_dir, problems)
-    ended = seal_state(run_dir).ended  # a draft still waiting in a run whose seal began is never decided
+    ended = seal().ended  # a draft still waiting in a run whose seal began is never decided
     requests: dict[str, list[tuple[dict[str, Any], int]]] = {}
     late: dict[str, bool] = {}  # request id -> whether its first event comes after the episode's end mark
     bounds = (root["start_ns"], root["end_ns"])
@@ -267,6 +276,8 @@ def _spans(run_dir: Path, events: list[dict[str, Any]] | None, problems: list[st
             root["events"].append((str(payload.get("event_name") or event.get("phase")), at, {"noesis.event_id": event_id}))
     for request_id, chain in requests.items():
         tool = _tool_span(chain, tools, trace_id, root_id, episode, request_id, ended)
+        if mark is not None and not late[request_id] and tool["end_ns"] > root["end_ns"]:
+            tool = _ended_with_root(tool, root, request_id)
         spans.append({**tool, AFTER_EPISODE: late[request_id]})
     if repeated:
         problems.append(
@@ -274,6 +285,16 @@ def _spans(run_dir: Path, events: list[dict[str, Any]] | None, problems: list[st
             "apart by their line"
         )
     return [clean_spec(s) for s in spans]  # secrets redacted, numbers OTLP can carry: see otel_clean
+
+
+def _ended_with_root(tool: SpanSpec, root: SpanSpec, request_id: str) -> SpanSpec:
+    """A tool request begun in the episode and going on past its end mark: its span ends with the root (a child
+    never outlasts its parent, as a step's times are kept in the root's), its events after that (all after the
+    mark: times are in log order) go to the root's events past the mark, which are the seal span's."""
+    end = root["end_ns"]
+    kept = [e for e in tool["events"] if e[1] <= end]
+    root["events"].extend((name, at, {"noesis.request_id": request_id}) for name, at, _ in tool["events"] if at > end)
+    return {**tool, "end_ns": end, "events": kept}
 
 
 def _step_times(metrics: dict[str, Any], at: int, bounds: tuple[int, int]) -> tuple[int, int]:
@@ -380,8 +401,6 @@ def _tool_span(
     request_id: str,
     ended: bool,
 ) -> SpanSpec:
-    from ..frames.toolcalls import UNDECIDED, call_status, note_tool_event  # frames load pandas: only when exporting
-
     chain = [event for event, _ in timed]
     names = [str(e["payload"].get("event_name")) for e in chain]
     first = chain[0]["payload"]

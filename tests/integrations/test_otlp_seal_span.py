@@ -16,7 +16,9 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+import sys
 import time
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -172,3 +174,60 @@ def test_a_live_export_sends_the_seal_span_once_whole_when_the_episode_ends(
     later = json.loads((tmp_path / "later.json").read_text())["resourceSpans"][0]["scopeSpans"][0]["spans"]
     [again] = [s for s in later if s["name"] == "seal"]
     assert again["spanId"] == seal.span_id.hex() and [e["name"] for e in again["events"]] == SEAL_EVENTS
+
+
+def _reads(task: str, ctx: Any) -> str:
+    ctx.tool("fs.read", {"argv": [sys.executable, "-c", "pass"]}, effect="read", risk="low")
+    return "ok"
+
+
+def test_a_tool_request_crossing_the_episodes_end_ends_with_the_root(runs_dir: Path, tmp_path: Path) -> None:
+    """A tool request whose first event is the episode's stays on the root span; its span ended at its last event,
+    so one written after the end mark (its outcome recorded at the seal, half a second later) made a child span end
+    after the root it lies in. It now ends with the root, and what came after the mark lies on the seal span."""
+    episode = noesis_nb.solve("t", using=_reads, runs_dir=runs_dir)
+    run = runs_dir / episode
+    lines = [json.loads(line) for line in (run / "events.jsonl").read_text().splitlines()]
+    at = max(i for i, e in enumerate(lines) if e["phase"] == "tool")
+    moved = lines.pop(at)  # the tool's last event, written again after the seal's own lines
+    assert at < max(i for i, e in enumerate(lines) if e["phase"] == "terminate")
+    last = datetime.fromisoformat(lines[-1]["timestamp"])
+    lines.append({**moved, "timestamp": (last + timedelta(seconds=0.5)).isoformat()})
+    (run / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in lines))
+    for name in ("final.json", "manifest.json"):  # the log changed: its seal would (rightly) say so
+        (run / name).unlink()
+
+    spans = _written(run, tmp_path / "t.json")
+    root, seal = _checked(spans)
+    ends = {s.span_id: s.end_time_unix_nano for s in spans}
+    [tool] = [s for s in spans if s.name.startswith("execute_tool")]
+    assert tool.parent_span_id == root.span_id  # its request began in the episode
+    for span in spans:
+        if span.parent_span_id and span is not seal:  # (the seal's span outlasts the episode: it is what came after)
+            assert span.end_time_unix_nano <= ends[span.parent_span_id], span.name
+    assert moved["payload"]["event_name"] in [e.name for e in seal.events]
+
+
+def test_a_runs_seal_documents_are_looked_at_once_for_its_spans(runs_dir: Path) -> None:
+    """Its spans read whether the run is sealed three ways (the tool calls' status, the run's status, and, for a
+    log ending in a cut line, the log's reader): each looked at the seal documents again (two or three looks a
+    run). The one look is passed along."""
+    from noesis_nb.integrations.otel_spans import run_spans
+    from noesis_nb.store import sealing
+
+    episode = noesis_nb.solve("t", using=_reads, runs_dir=runs_dir)
+    with (runs_dir / episode / "events.jsonl").open("a") as log:
+        log.write('{"phase": "insight", "payl')  # a cut last line: its reader asks whether the run is sealed
+    looks = 0
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        nonlocal looks
+        looks += event == "call" and frame.f_code is sealing.seal_state.__code__
+
+    sys.setprofile(profile)
+    try:
+        spans = run_spans(runs_dir / episode, problems=[])
+    finally:
+        sys.setprofile(None)
+    assert any(s["name"].startswith("execute_tool") for s in spans)
+    assert looks == 1
