@@ -113,10 +113,12 @@ def text_summary(kind: str, status: str, events: int, pending: int) -> str:
 
 def timeline_text(events: Iterable[Mapping[str, Any]]) -> str:
     """One line per event for a terminal: every field one line, secrets removed, no control characters
-    (a run's text must not move the cursor, clear the screen or retitle the window)."""
+    (a run's text must not move the cursor, clear the screen or retitle the window). Each field as the view's row
+    shows it (``render.row_html``): the phase and the event's name as every name read from a run (``label``: each
+    invisible character shown), the payload as prose (``short_payload``)."""
     return "\n".join(
-        f"{pad(_short(event_time(e), 24), 12)} {pad(_short(phase_label(e.get('phase')), 40), 10)} "
-        f"{pad(_short(event_name(e), 120), 28)} {short_payload(e, 90)}"
+        f"{pad(_short(event_time(e), 24), 12)} {pad(_short(phase_label(e.get('phase')), 40, exact=True), 10)} "
+        f"{pad(_short(event_name(e), 120, exact=True), 28)} {short_payload(e, 90)}"
         for e in events
     )
 
