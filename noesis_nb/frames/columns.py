@@ -245,7 +245,9 @@ TOOL_COLUMNS: dict[str, tuple[str, str]] = {
         "how long the run was paused for a person on this draft: its own pause (run.interrupt or run.checkpoint to "
         "run.resume, the last that began between its approval.pending and its decision), so a run's wait_s add up to "
         "its waiting_s (drafts asked at once pause one at a time); from approval.pending to the decision where no "
-        "pause held it; <NA> for a draft an approver policy decided (nobody waited) or not decided",
+        "pause held it; an undecided draft's is the last pause that began after its approval.pending (the one its "
+        "run's end closed); <NA> for a draft an approver policy decided (nobody waited), one still pending, or one "
+        "undecided that no pause of its own held",
     ),
     "approver_id": ("str", "who decided"),
     "decision_reason": ("str", "the human's reason"),

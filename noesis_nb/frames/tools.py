@@ -271,7 +271,13 @@ def _row(
         "requested_at": facts.get("requested_at"),
         "decided_at": decided,
         # the run's pause for a person that held the draft (waits.draft_wait: a tool step's "(waited …)" too)
-        "wait_s": draft_wait(_seconds(waited_from), _seconds(decided), facts.get("pauses", ()), approval.get("approver_id")),
+        "wait_s": draft_wait(
+            _seconds(facts.get("pending_at") if status == UNDECIDED else waited_from),
+            _seconds(decided),
+            facts.get("pauses", ()),
+            approval.get("approver_id"),
+            undecided=status == UNDECIDED,
+        ),
         "approver_id": approval.get("approver_id"),
         "decision_reason": approval.get("reason") or facts.get("reason"),
         "executed_at": executed,

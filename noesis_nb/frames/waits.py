@@ -119,7 +119,12 @@ class PauseSpans:
 
 
 def draft_wait(
-    asked: float | None, decided: float | None, pauses: Iterable[tuple[float, float]], approver: Any = None
+    asked: float | None,
+    decided: float | None,
+    pauses: Iterable[tuple[float, float]],
+    approver: Any = None,
+    *,
+    undecided: bool = False,
 ) -> float | None:
     """How long a person kept one draft waiting: ``tools_df.wait_s`` and a tool step's ``(waited …)``.
 
@@ -128,7 +133,14 @@ def draft_wait(
     Drafts asked for at once pause one at a time, so a held draft's wait is its own turn, not the pause before it,
     and a run's drafts' waits add up to its ``waiting_s``. A draft no such pause held (its run still paused, a run
     written without pause events) waited from its ask to its decision. None when a policy decided it (``approver``
-    ``policy:…``: nobody waited) or a time is unknown."""
+    ``policy:…``: nobody waited) or a time is unknown.
+
+    ``undecided``: the run ended without deciding it (``tools_df``'s ``undecided``; ``decided`` None). It waited
+    through the last pause that began after ``asked``, its ``tool.approval.pending`` (the pause the run's end closed,
+    counted in ``waiting_s``); None when none did (a draft held behind another's pause was never asked)."""
+    if undecided:
+        last = max(((start, end) for start, end in pauses if asked is not None and asked <= start), default=None)
+        return None if last is None else max(0.0, last[1] - last[0])
     if asked is None or decided is None or (isinstance(approver, str) and approver.startswith(POLICY_APPROVER)):
         return None
     held = [(start, end) for start, end in pauses if asked <= start <= decided]

@@ -163,7 +163,12 @@ def _tool_parts(step: Step, facts: StepFacts) -> list[str]:
             + (f" (after {format_seconds(waited)})" if waited else "")
         )
     elif _undecided(step, facts):
-        parts.append('<span class="nnb-c-grey">undecided: its run ended before anyone decided it</span>')
+        start = _epoch(str(asked.get("timestamp") or "")) if asked is not None else None
+        waited = draft_wait(start, None, facts.pauses, undecided=True)  # tools_df.wait_s: the pause its run's end closed
+        parts.append(
+            '<span class="nnb-c-grey">undecided: its run ended before anyone decided it</span>'
+            + (f" (waited {header_seconds(waited)})" if waited else "")
+        )
     elif step.state == "pending" and decision is None:
         parts.append('<b class="nnb-c-orange">waiting for approval</b>')
     elif decision is None and step.state == "rejected" and (refused := _refusal(step)) is not None:
