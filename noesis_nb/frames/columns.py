@@ -150,7 +150,11 @@ RUN_COLUMNS: dict[str, tuple[str, str]] = {
         "UTC end time of a finished run: started_at + duration_s, the end it recorded (Noēsis' own runs record a "
         "duration that ends before their reflect, learn and terminate events), else NaT",
     ),
-    "duration_s": ("float", "wall time, waits for people included: summary.duration_sec, else ended_at - started_at"),
+    "duration_s": (
+        "float",
+        "wall time, waits for people included: summary.duration_sec, else ended_at - started_at; NaN until the run "
+        "ends (a frame holds what the files say: the view counts a running or paused run's time as of now)",
+    ),
     "waiting_s": (
         "float",
         "time paused waiting for people (run.interrupt or run.checkpoint to run.resume); duration_s - waiting_s is the "
