@@ -145,6 +145,7 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
         self.add_class("noesis-nb-episode-view")
         self.add_class(ROOT_CLASS)
         self._redraw_due = False
+        self._wait_ticking = False
         self._attach(source, initial=True)
 
     @property
@@ -320,6 +321,41 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
                     self.update_displays(wait_prices=False)  # a background redraw must not block the loop
             if status == "running" or state["header"]["cost"] == "…":
                 self._coalescer.tick(1.0)  # keep the running time (and a loading cost) current
+            elif status == "paused":
+                self._count_the_wait()
+
+    def _count_the_wait(self) -> None:
+        """While the run is paused for a person, redraw the header alone once a second so its wait counts on with no
+        event arriving (a timer on the loop, stopped once the run is not paused, the pause is not a person's, or the
+        view is closed); without a running loop nothing ticks."""
+        loop = self.loop
+        if self._wait_ticking or loop is None or self.closed or self._tally.clock.paused_since is None:
+            return
+        self._wait_ticking = True
+
+        def fire() -> None:
+            self._wait_ticking = False
+            self._redraw_header()
+
+        try:
+            loop.call_soon_threadsafe(loop.call_later, 1.0, fire)
+        except RuntimeError:  # the loop closed meanwhile
+            self._wait_ticking = False
+
+    def _redraw_header(self) -> None:
+        """The header as of now (the running time stays at the pause, the wait grows); nothing else is drawn."""
+        if self.closed:
+            return
+        with self._flush_lock:
+            state = view_state(self.source, self._tally, meter=self._meter)
+            if state["status"] != "paused":  # resumed or ended: the event that says so redraws the whole view
+                return
+            header = header_html(
+                state["header"], status_badge_html(state["header"]["status"], lost_when_stale=self._written_here)
+            )
+            if header != self.header.value:
+                self.header.value = header
+        self._count_the_wait()
 
     def _sync_stale(self, status: str, pending: list[Any], *, vetoed: bool, shown: str) -> bool:
         """Keep the notice shown once the kernel is gone true to the run as drawn now; True when this kernel writes it."""
