@@ -86,8 +86,14 @@ def load_events(
     extras: tuple[Column, ...] = (),
     use_cache: bool = True,
     show_progress: bool | None = None,
+    manifests: list[Any] | None = None,
 ) -> EventColumns:
-    """Every event of ``refs`` as typed columns; corrupt lines go to ``problems``."""
+    """Every event of ``refs`` as typed columns; corrupt lines go to ``problems``.
+
+    ``manifests``, when given, gets each run's manifest.json as this load read it with its seal (``read_seal``'s
+    bytes and stat, None, or the ``BadFile``; ``UNREAD`` for a run served from the cache or read remotely): a frame
+    that checks the run's other files against the seal (``tools_df``) takes it from there instead of reading it again.
+    """
     extras_key = tuple((c.name, c.path, id(c.fn), c.type) for c in extras)
     segments: list[tuple[Batch | None, int, int]] = []
     run_sources: list[str] = []
@@ -117,12 +123,16 @@ def load_events(
                         run_sources.append(source)
                         sealed_tools.append(tools)
                         systems.append(named)
+                        if manifests is not None:
+                            manifests.append(UNREAD)
                         continue
                     source = read_run_source(ref)  # fixed before the first event is written: cached with the events
                 else:  # never read: each document's stat comes with its read (taken before its bytes), no stat of its own
                     source, named_by = read_run_source_stamped(ref)
                     folder, seal_docs = _read_seal_docs(ref, source)
                     folders.append(folder)
+                if manifests is not None:
+                    manifests.append(seal_docs[1])
                 run_sources.append(source)
                 run_problems: list[LoadProblem] = []
                 per_run.append(run_problems)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import stat
 
-from ..store.runfiles import change_stamp, list_dir
+from ..store.runfiles import change_stamp, list_dir, read_file
 from .fs import Stat, dir_stamp
 from .source import RunRef
 
@@ -68,6 +68,17 @@ class ToolFolders:
             if kind and len(parts) == 2:
                 return list_dir(self.ref.file(*parts))  # a plain folder inside a plain folder of the run
         return self.ref.listdir(*parts)
+
+    def read(self, parts: tuple[str, ...], name: str) -> tuple[bytes, Stat] | None:
+        """What ``RunRef.read(*parts, name)`` gives (``BadFile`` included). A record in a plain folder of a plain
+        ``tool_invocations/`` (what ``kinds`` saw: an ``lstat`` and a listing) is read without ``lstat``-ing those two
+        folders again, as ``RunRef.read`` would for each record; the record itself is never followed out of the run."""
+        kinds = self.kinds() if len(parts) == 2 and parts[0] == _TOP else None
+        if kinds is not None and kinds.get(parts[1]):
+            ref = self.ref
+            got = read_file(ref.file(*parts, name), ref.path, folders_plain=True)
+            return None if got is None else (got[0], got[1])
+        return self.ref.read(*parts, name)
 
     def listdir_stamped(self, parts: tuple[str, ...], stamp: dict[str, object]) -> list[str]:
         """``listdir(parts)``, with the folder's change marker put in ``stamp`` (also when the listing fails).

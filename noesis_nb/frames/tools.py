@@ -25,7 +25,7 @@ from .coerce import Report, clean_row, obj
 from .columns import TOOL_COLUMNS, Column, check_columns
 from .eventblocks import EventColumns, load_events
 from .extravalues import extra_series
-from .fs import BadFile, dir_stamp, local_unchanged, prefetch_remote, settled
+from .fs import UNREAD, BadFile, dir_stamp, local_unchanged, prefetch_remote, settled
 from .gcpause import without_gc
 from .loadwarning import warn_of_problems
 from .problems import LoadProblem, Problems
@@ -125,7 +125,7 @@ def _records(
         path = ref.file(*parts, name)
         url = fs.url(path)
         try:
-            got = ref.read(*parts, name)
+            got = ref.read(*parts, name) if folders is None else folders.read(parts, name)
         except BadFile as exc:
             stamps[path] = fs.stat(path)
             problems.add(url, f"{exc.reason}; this tool record is not read")
@@ -375,6 +375,7 @@ def _run_drafts(
     strict: bool,
     stamps: dict[str, Any],
     ended: bool = False,
+    manifest: Any = UNREAD,
 ) -> _Drafts:
     """One run's rows and raw records; ``stamps`` gets what they were read from: a row for each tool call by
     ``toolcalls``' rule (as ``runs_df.tool_calls`` counts them), a draft whose record cannot be read too (said why);
@@ -394,7 +395,7 @@ def _run_drafts(
     approvals = _records(ref, "approvals", problems, stamps, files, record_names=named_as[1], folders=folders)
     executions = _records(ref, "executions", problems, stamps, files, record_names=named_as[2], folders=folders)
     if ended:  # a sealed run's records as its manifest lists them: one changed or gone since is reported
-        problems.extend_later(_changed_records(ref, files))  # strict: after the records' own problems
+        problems.extend_later(_changed_records(ref, files, manifest))  # strict: after the records' own problems
     vouched = vouched_records(sealed, files) if sealed is not None else None
     rows, records = [], []
     by_draft, by_request, seen = facts
@@ -432,11 +433,12 @@ def _request_rows(
     return [_checked_row(ref, source, None, ({}, {}, {}), {**f, "request_id": r}, problems, url, ended) for r, f in found]
 
 
-def _changed_records(ref: RunRef, files: dict[str, Any]) -> list[LoadProblem]:
+def _changed_records(ref: RunRef, files: dict[str, Any], manifest: Any = UNREAD) -> list[LoadProblem]:
     """The tool records a sealed run's manifest lists at another size than ``files`` (each record read, by its name
     under the run → its stat) has them, or that are gone (``sealsizes``); none for a run without a manifest.
-    The list is read whenever the records are (no time tells a record or the manifest edited since the seal)."""
-    listed = listed_sizes(ref)
+    The list is read whenever the records are (no time tells a record or the manifest edited since the seal);
+    ``manifest``: manifest.json as the run's events' load read it (``UNREAD``: read here)."""
+    listed = listed_sizes(ref, manifest)
     if not listed:
         return []
     folders = {"/".join(parts) for kind in _FOLDERS for parts in _folders(kind)}
@@ -458,7 +460,15 @@ def _unchanged(ref: RunRef, stamps: dict[str, Any]) -> bool:
 
 
 def _cached_drafts(
-    ref: RunRef, i: int, source: str, sealed: Any, folder: Any, events: _ToolEvents, strict: bool, use_cache: bool
+    ref: RunRef,
+    i: int,
+    source: str,
+    sealed: Any,
+    folder: Any,
+    events: _ToolEvents,
+    strict: bool,
+    use_cache: bool,
+    manifest: Any = UNREAD,
 ) -> _Drafts:
     """A run's drafts from the cache when its events, source, seal and tool records are unchanged; else read.
 
@@ -475,7 +485,7 @@ def _cached_drafts(
     # a seal that vouches for tool records was read from final.json, a regular file of the run (``written_as``), under
     # the folder stamp this entry is kept with: the seal began; only without one is ``seal_state`` asked
     ended = sealed is not None or ref.seal().ended
-    drafts = _run_drafts(ref, source, sealed, events.facts(i), strict, stamps, ended)
+    drafts = _run_drafts(ref, source, sealed, events.facts(i), strict, stamps, ended, manifest)
     # nothing it was read from changed this very moment; a request waiting for its draft is not kept: its process's
     # end (it is lost then) changes no file
     if use_cache and settled(head[0], folder, stamps) and all(row["status"] != REQUESTED for row in drafts[0]):
@@ -518,11 +528,14 @@ def tools_df(
     problems.extend(unmatched_episodes(wanted, refs, source))
     problems.extend(stray_runs(source, wanted, refs))
     refs = distinct_runs(named_runs(refs, problems), problems)
-    loaded = load_events(refs, problems, use_cache=cache, show_progress=progress)
+    manifests: list[Any] = []  # each run's manifest.json as its events' load read it: not read again for its records
+    loaded = load_events(refs, problems, use_cache=cache, show_progress=progress, manifests=manifests)
     prefetch_remote(refs, _record_files)
     events = _ToolEvents(loaded)
     runs = [
-        _cached_drafts(ref, i, loaded.run_sources[i], loaded.sealed_tools[i], loaded.folders[i], events, strict, cache)
+        _cached_drafts(
+            ref, i, loaded.run_sources[i], loaded.sealed_tools[i], loaded.folders[i], events, strict, cache, manifests[i]
+        )
         for i, ref in enumerate(refs)
     ]
     for _, _, run_problems in runs:

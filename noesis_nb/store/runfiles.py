@@ -153,8 +153,8 @@ def what_is(mode: int) -> str:
     return "not a regular file"
 
 
-def _open(path: str, within: str | None) -> int | None:
-    if within is not None and not _directly_in(path, within):
+def _open(path: str, within: str | None, folders_plain: bool = False) -> int | None:
+    if within is not None and not folders_plain and not _directly_in(path, within):
         parent = os.path.dirname(path)
         if parent.rstrip(os.sep) != within.rstrip(os.sep) and _linked(parent, within) and not inside(parent, within):
             raise UnreadableRunFile(
@@ -193,13 +193,18 @@ def _directly_in(path: str, within: str) -> bool:
     )
 
 
-def read_file(path: str, within: str | None = None, *, tail: int | None = None) -> tuple[bytes, Stamp, bool] | None:
+def read_file(
+    path: str, within: str | None = None, *, tail: int | None = None, folders_plain: bool = False
+) -> tuple[bytes, Stamp, bool] | None:
     """(bytes, ``change_stamp``, whole) of a regular file; None when absent; ``UnreadableRunFile`` otherwise.
 
     ``tail`` reads only the last ``tail`` bytes (``whole`` says whether that is all of it). A file
     too large to read whole (``_too_large``) is ``UnreadableRunFile`` too, before anything is read.
+    ``folders_plain``: the caller has just seen every folder between ``within`` and the file be a plain folder
+    (an ``lstat`` and a listing, as ``frames.toolfolders`` does), so they are not ``lstat``-ed again here; the file
+    itself is still never followed out of ``within``.
     """
-    fd = _open(path, within)
+    fd = _open(path, within, folders_plain)
     if fd is None:
         return None
     try:
