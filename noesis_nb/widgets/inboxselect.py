@@ -12,14 +12,27 @@ from typing import Any
 from ..errors import InvalidOptionError
 from ..secrets.quoted import quoted
 from .inboxrows import DraftRow, ResumeRow, VetoRow
-from .render import esc, short
+from .render import esc, label, short
 
-__all__ = ["Row", "Selection", "count_words"]
+__all__ = ["Row", "Selection", "count_words", "named_rows"]
 
 Row = DraftRow | VetoRow
 
 _REASON_SHOWN = 200  # characters of the typed reason the question repeats
+_NAMED = 3  # rows the question names by tool, draft and run; the rest are counted ("and 4 more")
 _WHAT_TO_PASS = "pass items from inbox.pending, their keys, draft ids, or 'all'"
+
+
+def named_rows(rows: list[Row]) -> str:
+    """What a question asks about, by name: ``fs.append in ep_a, the veto in ep_b and 2 more`` (HTML, each name as
+    every name read from a run is shown)."""
+    names = []
+    for row in rows[:_NAMED]:
+        item = row.item
+        what = label(item.pending.tool, 60) if item.pending is not None else "the veto"
+        names.append(f"{what} in {label(item.episode_id, 80)}")
+    more = len(rows) - len(names)
+    return ", ".join(names) + (f" and {more:,} more" if more > 0 else "")
 
 
 def count_words(rows: list[Row]) -> str:
@@ -82,7 +95,8 @@ class Selection:
         # as every view shows text: secrets removed, one bounded line (a pasted log or token is not echoed whole)
         tail = f" — reason: {esc(short(reason, _REASON_SHOWN))}" if reason else ""
         since = f' <span class="nnb-muted">(decided since, on its own row or elsewhere: {esc(", ".join(gone))})</span>'
-        question = f"<b>{verb} {count_words(chosen)}?</b>{tail}" + (since if gone else "")
+        named = f' <span class="nnb-ib-named">{named_rows(chosen)}</span>'
+        question = f"<b>{verb} {count_words(chosen)}?</b>{named}{tail}" + (since if gone else "")
         if question != self.question.value:
             self.question.value = question
         label = f"Confirm: {verb.lower()} {len(chosen)}"

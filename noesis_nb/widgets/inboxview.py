@@ -83,11 +83,15 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
             layout=w.Layout(width="260px"),
         )
         self.reason.add_class("nnb-named")  # its description names it for screen readers only
-        self.question = w.HTML()
+        # the question takes the room left and wraps; the buttons keep their labels whole and go under it when narrow
+        self.question = w.HTML(layout=w.Layout(flex="1 1 240px", min_width="0"))
         self.confirm_button = self._button("Confirm", "nnb-go", "check", self.confirm)
         self.cancel_button = self._button("Cancel", "nnb-btn", "", self.cancel)
+        for button in (self.confirm_button, self.cancel_button):
+            button.layout.flex = "0 0 auto"
         self.confirm_box = w.HBox(
-            [self.question, self.confirm_button, self.cancel_button], layout=w.Layout(display="none", align_items="center")
+            [self.question, self.confirm_button, self.cancel_button],
+            layout=w.Layout(display="none", align_items="center", flex_flow="row wrap"),
         )
         self.confirm_box.add_class("nnb-ib-confirm")
         self.message = w.HTML()

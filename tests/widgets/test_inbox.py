@@ -113,7 +113,8 @@ def test_reject_with_a_reason_and_the_live_episode_continues(runs_dir: Path, tmp
         inbox.reason.value = "not on a Friday"
         row.check.value = True
         inbox.reject_selected.click()
-        assert inbox.question.value == "<b>Reject 1 draft?</b> — reason: not on a Friday"
+        assert inbox.question.value.startswith('<b>Reject 1 draft?</b> <span class="nnb-ib-named">fs.append in ')
+        assert inbox.question.value.endswith("</span> — reason: not on a Friday")
         inbox.confirm_button.click()
         [decision] = decisions(handle.run_dir)
         assert decision["status"] == "rejected" and decision["reason"] == "not on a Friday"

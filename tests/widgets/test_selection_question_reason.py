@@ -27,7 +27,8 @@ def test_the_confirmation_question_shows_the_reason_redacted_bounded_and_escaped
     inbox.reason.value = f"<img src=x onerror=alert(1)> ok, deploy with token {TOKEN} " + "x" * 20_000
     inbox.reject_selected.click()
     question = inbox.question.value
-    assert question.startswith("<b>Reject 2 drafts?</b> — reason: "), question[:200]
+    assert question.startswith("<b>Reject 2 drafts?</b> <span"), question[:200]
+    assert "</span> — reason: &lt;img src=x" in question, question[:300]
     assert TOKEN[4:14] not in question and TOKEN[-10:] not in question, question[:300]
     assert "<img" not in question and "&lt;img src=x" in question
     assert len(question) < 1_000, len(question)
