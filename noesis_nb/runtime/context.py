@@ -354,8 +354,19 @@ class EpisodeContext:
         options: dict[str, Any] = dict(protocol=protocol, effect=effect, risk=risk, requires_approval=requires_approval, fn=fn)
         options.update(idempotency_key=idempotency_key, timeout_ms=timeout_ms)
         return self._episode.handed_out.add(
-            f"ctx.tool_async({safe_repr(name, 60)}, …)", lambda key: self._tool_async(key, name, payload, **options)
+            f"ctx.tool_async({safe_repr(name, 60)}, …)",
+            lambda key: self._noting_refusals(lambda: self._tool_async(key, name, payload, **options)),
         )
+
+    async def _noting_refusals(self, make: Callable[[], Coroutine[Any, Any, Any]]) -> Any:
+        """``make()``'s call (made once started: one never started leaves nothing unawaited), its run's refused writes
+        (its draft, decision, records) noted in the episode: the adapter may catch the error and go on, the run still
+        ends unsealed with it, not sealed as the adapter's error."""
+        try:
+            return await make()
+        except BaseException as exc:
+            self._episode.note_refused(exc)
+            raise
 
     async def _tool_async(
         self,

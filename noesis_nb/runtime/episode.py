@@ -53,6 +53,7 @@ from .openpause import open_pause
 from .outcomes import ANSWER_LIMIT, HeldExit, held_exits, is_exit, not_a_value
 from .pause import EpisodePaused, PauseTurns
 from .recorder import Recorder
+from .refusals import refusal_event, run_refusal
 from .resolve import Adapter
 from .steer import SteerBox
 from .stubborn import STOP_GRACE_S, Stoppable, forced_line, left_unread, stop_in_background, stop_task
@@ -119,6 +120,9 @@ class Episode:
         self._flight_lock = threading.Lock()
         self.score: float | bool | None = None
         self.score_error: str | None = None  # why the scorer gave no score (raised, odd value, timed out)
+        # the first write of the run's own files the system refused (a tool draft, an approval, a tool's record…):
+        # however the adapter takes it, the episode ends unsealed with it (``_ended_by_refusal``)
+        self.write_refused: RunWriteError | None = None
         # KeyboardInterrupt/SystemExit from the adapter: raised again once the run is sealed when the caller awaits
         # the episode itself (solve); a background episode (start) keeps it on its handle, so the loop lives on
         self.reraise_exits = True
@@ -506,6 +510,9 @@ class Episode:
         else:
             self.result = result
             status, message, reasons = "ok", safe_str(result, 400), ["adapter_ok"]
+        refused = self.write_refused or run_refusal(self.error, rec.run_dir)
+        if refused is not None:  # the run could not be written, not the adapter's error: left unsealed, resumable
+            raise self._ended_by_refusal(refused)
         if self.drain is not None:  # the adapter ended while the episode drained: it ends cancelled
             self.drain.close("settled")
             raise asyncio.CancelledError("the episode stopped after draining")
@@ -756,14 +763,15 @@ class Episode:
         self.error = exc
         self.set_status("error")
 
-    def _left_unsealed(self, exc: RunWriteError) -> RunWriteError:
+    def _left_unsealed(self, exc: RunWriteError, *, closing: bool = True) -> RunWriteError:
         """The file system refused the seal (no room, read-only, no permission …): give the run up as it stands
         (every event written so far is whole on disk) and say how to seal it later; returns the error to raise."""
         rec = self.recorder
-        try:
-            rec.close_without_sealing()
-        except OSError:
-            pass
+        if closing:
+            try:
+                rec.close_without_sealing()
+            except OSError:
+                pass
         episode_id = rec.episode_id
         if exc.errno in WRITE_REFUSALS:  # the system's refusal: its fix, then the resume
             said = (
@@ -778,6 +786,25 @@ class Episode:
         self.error = exc.advising(said)
         self.set_status("error")
         return self.error
+
+    def note_refused(self, exc: BaseException) -> None:
+        """Remember the first refused write of the run's own files in ``exc`` (the adapter may catch it and go on)."""
+        if self.write_refused is None:
+            self.write_refused = run_refusal(exc, self.recorder.run_dir)
+
+    def _ended_by_refusal(self, exc: RunWriteError) -> RunWriteError:
+        """The adapter ended after a write of its run was refused: the run is left unsealed (``_left_unsealed``),
+        the refusal written in it when its log still takes it, so ``resume_run`` says why; returns the error."""
+        error = self._left_unsealed(exc, closing=False)
+        try:
+            self.recorder.emit("error", refusal_event(exc, str(error)))
+        except Exception:  # the log refuses too: the error is still raised
+            pass
+        try:
+            self.recorder.close_without_sealing()
+        except OSError:
+            pass
+        return error
 
     def cancel_unstarted(self) -> None:
         """Seal ``cancelled`` an episode whose ``run`` never began (cancelled before its first step)."""

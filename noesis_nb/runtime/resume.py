@@ -62,6 +62,7 @@ from .lifecycle import Outcome
 from .pause import EpisodePaused
 from .position import Pause, last_pause, options_from_state, payload_of
 from .recorder import Recorder, artifact_digest
+from .refusals import recorded_refusal
 from .registry import live_handles
 from .resolve import minimal_adapter, refuse_non_adapter, resolve_using
 from .resume_drafts import pause_checkpoint_id, paused_drafts, unpaused_requests
@@ -322,8 +323,9 @@ async def _continue(
             # the checkpoint named (or the last) is checked as Noēsis does; sealing it lost resumes it first (its
             # run.resume saying why: ``openpause``), after what the lost process wrote is read
             validate_checkpoint(rec, find_checkpoint(rec, pause_checkpoint_id(rec.events, pause, checkpoint_id)))
+        said = _stopped_while_running(rec)
         sealed = process_lost(rec)
-        return ResumeReport(episode_id, "sealed_lost", f"run {episode_id} lost its process while running; sealed as {sealed}")
+        return ResumeReport(episode_id, "sealed_lost", f"{said}; sealed as {sealed}")
     if checkpoint_id is not None:
         find_checkpoint(rec, checkpoint_id)  # the named one is readable, whichever of the pause's checkpoints it is
     checkpoint = find_checkpoint(rec, pause_checkpoint_id(rec.events, pause, checkpoint_id))
@@ -357,8 +359,9 @@ async def _continue(
         return ResumeReport(episode_id, "resumed")
     if cause.get("phase") == "governance":
         if pause.resume_event is not None and _adapter_started_after(rec, pause.resume_index or 0):
+            said = _stopped_while_running(rec)
             sealed = process_lost(rec)  # the adapter was running again when its process stopped
-            return ResumeReport(episode_id, "sealed_lost", f"run {episode_id} lost its process while running; sealed as {sealed}")
+            return ResumeReport(episode_id, "sealed_lost", f"{said}; sealed as {sealed}")
         await _resume_after_veto(rec, checkpoint, cause, using, resumed=pause.resume_event is not None)
         return ResumeReport(episode_id, "resumed")
     # A pause made through the lifecycle calls (ns.interrupt + ns.checkpoint) while nothing ran the adapter:
@@ -367,6 +370,16 @@ async def _continue(
         rec.resume_event(checkpoint, resumed_by="resume_run")
     sealed = process_lost(rec)
     return ResumeReport(episode_id, "sealed_lost", f"run {episode_id} was paused while no process ran it; sealed as {sealed}")
+
+
+def _stopped_while_running(rec: Recorder) -> str:
+    """Why the run's process left it unsealed while its adapter ran: the write refusal it recorded (its disk
+    filled …), or a process that stopped without a word (it died, or could not write even that)."""
+    resumes = [i for i, e in enumerate(rec.events) if e.get("event_type") == RUN_RESUME]
+    refused = recorded_refusal(rec.events, resumes[-1] if resumes else 0)
+    if refused is not None:
+        return f"run {rec.episode_id} was left unsealed by its process, which could not write it ({refused})"
+    return f"run {rec.episode_id} lost its process while running (it died, or could not write its run)"
 
 
 def _still_waiting(rec: Recorder, pause: Pause, cause: dict[str, Any]) -> bool:

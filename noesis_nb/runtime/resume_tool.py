@@ -35,6 +35,7 @@ from .openpause import leave_open_pause
 from .pending_records import awaits_decision
 from .position import Pause, last_pause, options_from_state, payload_of
 from .recorder import Recorder
+from .refusals import recorded_refusal
 from .resume_drafts import PausedDraft, checkpoint_of, paused_drafts
 from .resume_paths import check_draft_targets, check_idempotency_target
 
@@ -599,10 +600,15 @@ def process_lost(rec: Recorder) -> str:
             agent_id="tool_contract",
             caused_by=request[-1]["id"] if request else None,
         )
-    message = (
-        f"the process running this episode stopped (last event: {_event_name(last)} at "
-        f"{last.get('timestamp', '?')}); resume_run sealed it"
-    )
+    resumed = [i for i, e in enumerate(rec.events) if e.get("event_type") == RUN_RESUME]
+    refused = recorded_refusal(rec.events, resumed[-1] if resumed else 0)
+    if refused is not None:  # its process was alive: it could not write the run, and said so in it
+        message = f"the process running this episode could not write its run ({refused}); resume_run sealed it"
+    else:
+        message = (
+            f"the process running this episode stopped (it died, or could not write its run) (last event: "
+            f"{_event_name(last)} at {last.get('timestamp', '?')}); resume_run sealed it"
+        )
     # a pause its lost process left open is resumed by this resume_run (saying why), before anything closes the run
     leave_open_pause(rec, f"closed while paused: {message}", resumed_by="resume_run")
     episode = Episode(None, _options(rec), rec)
