@@ -54,6 +54,7 @@ from ..store.vocab import (
     TOOL_APPROVAL_PENDING,
 )
 from ..tools._files import as_written_here, note_written
+from .openpause import open_pause
 from .pending_records import pause_on_draft
 from .recovered_streams import sweep_recovered_streams
 from .summary import TALLIED_IN_DETAIL, EventTally
@@ -645,7 +646,10 @@ class Recorder:
         self.writer.close()
         if not self.continued and self.writer.closed_as is not None:  # every line screened here: continued here, sealed
             _leave(self.run_dir)
-        self.release()
+        # a run left at its pause is no process's: the note this one wrote goes with the lock, so no message names an
+        # idle process as its writer (a run left unsealed otherwise keeps it: a note nobody holds reads lost; a
+        # resume that wrote nothing leaves the note it found)
+        self.release(remove=_paused(self.lifecycle_events) and not self.note_due)
 
     def remove_owner_note(self) -> None:
         if self.ownership is not None:
@@ -654,6 +658,12 @@ class Recorder:
     def release(self, *, remove: bool = False) -> None:
         if self.ownership is not None:
             self.ownership.release(remove=remove)
+
+
+def _paused(lifecycle_events: list[dict[str, Any]]) -> bool:
+    """Whether the run's open pause is whole (its checkpoint written): a pause cut short is not left by choice."""
+    pause = open_pause(lifecycle_events)
+    return pause is not None and pause.get("event_type") == RUN_CHECKPOINT
 
 
 def sweep_noted(rec: Recorder, *, reopen: bool = False) -> None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,9 +40,9 @@ from ..errors import (
     RunSealedError,
 )
 from ..ids import validate_id
-from ..secrets.quoted import quoted
+from ..secrets.quoted import quoted, quoted_text
 from ..store import is_sealed, read_events_to_continue, read_final, read_json
-from ..store.ownership import RunBusyError, remove_stale_note
+from ..store.ownership import RunBusyError, holder, remove_stale_note
 from ..store.paths import check_part
 from ..store.runfiles import UnreadableRunFile, read_file
 from ..store.sealing import refuse_odd_seal
@@ -241,7 +242,7 @@ async def resume_from_disk(
     try:
         rec = Recorder.reopen(run_dir)
     except RunBusyError as exc:
-        return ResumeReport(episode_id, "busy", str(exc))
+        return await _held_elsewhere(run_dir, exc.holder)
     except RunSealedError:  # another resume held the run and sealed it while this one waited for its lock
         return _already_sealed(run_dir)
     try:
@@ -250,6 +251,32 @@ async def resume_from_disk(
     finally:
         if not rec.closed:
             rec.close_without_sealing()
+
+
+async def _held_elsewhere(run_dir: Path, named: str) -> ResumeReport:
+    """What a resume_run that found the run held by another process says: who holds it (a resume that took it an
+    instant before names itself at its first write: waited for, briefly), or that it was sealed meanwhile."""
+    deadline = time.monotonic() + _NAMED_WITHIN_S
+    while named == "another process" and time.monotonic() < deadline:
+        await asyncio.sleep(0.02)
+        now = holder(run_dir)
+        if now is None:  # let go meanwhile: sealed, or left at a pause again
+            if is_sealed(run_dir):
+                return _already_sealed(run_dir)
+            break
+        named = now
+    return ResumeReport(
+        run_dir.name,
+        "busy",
+        f"run {run_dir.name} is being written by {quoted_text(named, 200)} (a resume_run that took it first, or the "
+        "episode writing it); resume_run changed nothing: that process continues it. If it waits on a draft, decide "
+        "it with approve_draft/reject_draft and that process picks the decision up; otherwise look at the run once "
+        "it is let go (show, runs_df)",
+    )
+
+
+#: how long a resume that found the run held waits for its holder to say who it is
+_NAMED_WITHIN_S = 1.0
 
 
 def check_resume_options(*, checkpoint_id: object, using: Any, tools: Any, unknown_outcome: object) -> str | None:

@@ -16,6 +16,7 @@ its copy would keep the run locked after the parent died. So a child closes its 
 from __future__ import annotations
 
 import os
+import re
 import socket
 import stat
 import time
@@ -204,7 +205,7 @@ def holder(run_dir: str | os.PathLike[str]) -> str | None:
             return _read_note(run_dir / OWNER_FILE)
         try:
             if _held(fd):
-                return _read_note(run_dir / OWNER_FILE) or "another process"
+                return _holding(_read_note(run_dir / OWNER_FILE))
             # a shared lock may be allowed where the writer's exclusive one was not (NFS refuses an exclusive lock
             # on a read-only descriptor): that writer holds the note itself
             return _note_holder(run_dir / OWNER_FILE)
@@ -212,6 +213,29 @@ def holder(run_dir: str | os.PathLike[str]) -> str | None:
             return _note_holder(run_dir / OWNER_FILE)
     finally:
         os.close(fd)
+
+
+def _holding(note: str | None) -> str:
+    """Who holds a run another process has locked: its note, unless the note names a process that cannot be the
+    holder (this one, which does not hold it, or one no longer alive here): a note left behind, never named."""
+    match = re.match(r"pid (\d+) on (\S+) ", note or "")
+    if match is None:
+        return note or "another process"
+    pid, host = int(match[1]), match[2]
+    if host == socket.gethostname() and (pid == os.getpid() or not _alive(pid)):
+        return "another process"
+    return str(note)
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process ``pid`` lives on this host (one of another user's counts as alive)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
 
 
 def abandoned(run_dir: str | os.PathLike[str]) -> bool:
