@@ -27,6 +27,8 @@ __all__ = [
     "refuse_control_in_path",
     "principal_from_env",
     "principal_problem",
+    "one_name",
+    "lookalike_problem",
     "PRINCIPAL_ENV",
     "misspelt",
     "is_default",
@@ -75,6 +77,42 @@ def approver_from_env() -> str:
     )
 
 
+#: scripts whose letters are drawn like Latin ones: a word mixing them with Latin reads as another name
+_LOOKALIKE_SCRIPTS = ("CYRILLIC", "GREEK")
+
+
+def one_name(name: str) -> str:
+    """``name`` as an approver id or a principal is recorded: NFKC-normalised, so two names that read the same
+    (``'José'`` composed or with a combining accent, fullwidth ``'ａｎａ'`` and ``'ana'``) are one name."""
+    return unicodedata.normalize("NFKC", name)
+
+
+def _script(ch: str) -> str | None:
+    """The script of a letter, as its Unicode name starts (``LATIN``, ``CYRILLIC``, ``GREEK``); None for others."""
+    named = unicodedata.name(unicodedata.normalize("NFKC", ch)[:1] or ch, "")
+    return next((script for script in ("LATIN", *_LOOKALIKE_SCRIPTS) if named.startswith(script + " ")), None)
+
+
+def lookalike_problem(name: str, at: int = 0) -> str | None:
+    """Why ``name`` reads as another name (None when it does not), as words to put after it: it starts with a
+    combining mark (no letter carries it: a name of marks alone reads as nothing), or a word of it mixes Latin
+    letters with Cyrillic or Greek ones drawn alike (``'аnа'``, Cyrillic а). The character is named, placed from
+    ``at``."""
+    if name and unicodedata.category(name[0]).startswith("M"):
+        return f"{unseen_said(name[0], at)}, a combining mark with no letter before it to carry it"
+    word: list[tuple[int, str]] = []
+    for index, ch in enumerate([*name, " "]):
+        if ch.isalnum() or unicodedata.category(ch).startswith("M"):
+            word.append((index, ch))
+            continue
+        scripts = {_script(c) for _, c in word} - {None}
+        if "LATIN" in scripts and len(scripts) > 1:
+            place, odd = next((i, c) for i, c in word if _script(c) in _LOOKALIKE_SCRIPTS)
+            return f"{unseen_said(odd, at + place)}, in a word also spelled with Latin letters (it reads as another name)"
+        word = []
+    return None
+
+
 def _approver_id_problem(name: str, at: int = 0) -> str | None:
     """Why ``name`` cannot record who decides (blank, over ``_APPROVER_ID_MAX`` characters, or holding a control,
     invisible or unassigned character: ``_safetext.unseen_character``, the rule of every name, with ZWNJ, ZWJ and
@@ -87,7 +125,8 @@ def _approver_id_problem(name: str, at: int = 0) -> str | None:
     unseen = unseen_character(name, allowed=NAME_JOINERS, assigned=True)
     if unseen is not None:
         return f" {unseen_said(unseen, at + name.index(unseen))}"
-    return None
+    lookalike = lookalike_problem(name, at)
+    return None if lookalike is None else f" {lookalike}"
 
 
 def _shown_name(value: str, limit: int = 80) -> str:
@@ -106,9 +145,9 @@ def check_approver_id(given: Any) -> str:
     if problem is not None:
         raise InvalidOptionError(
             f"approver_id={_shown_name(given)}{problem}: name who decides in one line of text of at most "
-            f"{_APPROVER_ID_MAX} characters, e.g. approver_id='ana'"
+            f"{_APPROVER_ID_MAX} characters, each word in one script, e.g. approver_id='ana'"
         )
-    return given
+    return one_name(given)
 
 
 def approver_id_from_env(given: str | None = None) -> str:
@@ -124,10 +163,10 @@ def approver_id_from_env(given: str | None = None) -> str:
     name = raw.strip()
     problem = _approver_id_problem(name, raw.index(name))  # placed in the value as set, spaces around it and all
     if problem is None:
-        return name
+        return one_name(name)
     raise InvalidOptionError(
         f"${APPROVER_ID_ENV}={_shown_name(raw)}{problem}: name who decides in one line of text of at most "
-        f"{_APPROVER_ID_MAX} characters, e.g. export {APPROVER_ID_ENV}=ana (unset it to record 'human')"
+        f"{_APPROVER_ID_MAX} characters, each word in one script, e.g. export {APPROVER_ID_ENV}=ana (unset it to record 'human')"
     )
 
 
@@ -187,6 +226,11 @@ def principal_problem(name: str, at: int = 0) -> str | None:
     unseen = unseen_character(name, allowed=NAME_JOINERS, assigned=True)
     if unseen is not None:  # (the rule of every name typed: ``_safetext.unseen_character``)
         return unseen_said(unseen, at + name.index(unseen))
+    lookalike = lookalike_problem(name, at)
+    if lookalike is not None:
+        return lookalike
+    if name != one_name(name):  # recorded NFKC-normalised: that form must be a principal too (fullwidth '／' is '/')
+        return principal_problem(one_name(name))
     if len(name) > _APPROVER_ID_MAX:
         return f"is over {_APPROVER_ID_MAX} characters"
     if holds_credential(name):
@@ -204,11 +248,11 @@ def principal_from_env() -> str | None:
         return None
     bad = principal_problem(name, raw.index(name))
     if bad is None:
-        return name
+        return one_name(name)
     raise InvalidOptionError(
         f"${PRINCIPAL_ENV}={_shown_name(raw)} {bad}: name who asks for tools in one line of text of at most "
-        f"{_APPROVER_ID_MAX} characters without '/' or '\\', e.g. export {PRINCIPAL_ENV}=user:ana (unset it to "
-        "record user:<login name>)"
+        f"{_APPROVER_ID_MAX} characters without '/' or '\\', each word in one script, e.g. export "
+        f"{PRINCIPAL_ENV}=user:ana (unset it to record user:<login name>)"
     )
 
 
