@@ -38,7 +38,9 @@ _LAYOUT: dict[str, Any] = dict(
     font=dict(color=TEXT, family="system-ui, -apple-system, Segoe UI, Roboto, sans-serif", size=12),
     colorway=PALETTE,
     hoverlabel=dict(bgcolor="rgba(250,250,250,0.97)", font=dict(color="#1a1a1a"), bordercolor="#6e7781"),
-    legend=dict(bgcolor="rgba(0,0,0,0)"),
+    # under the plot, in rows, from the left: beside it a legend takes half a narrow figure (a notebook at 800 px)
+    # from the data; at the figure's foot (the container's) it never meets the x axis' title or ticks
+    legend=dict(bgcolor="rgba(0,0,0,0)", orientation="h", yref="container", y=0, yanchor="bottom", x=0, xanchor="left"),
     margin=dict(l=60, r=20, t=60, b=50),
 )
 _AXIS: dict[str, Any] = dict(gridcolor=GREY, zerolinecolor=GREY, linecolor=GREY, tickcolor=GREY, showline=False, automargin=True)

@@ -43,6 +43,22 @@ _CUT = """() => [...document.querySelectorAll('.js-plotly-plot .main-svg text')]
     return {text: t.textContent.slice(0, 60), left: Math.round(box.left - r.left), right: Math.round(r.right - box.right)};
   }).filter(o => o.left > 1 || o.right > 1)"""
 
+# per figure with a legend: the legend's box, the plot area's, the figure's, and every x axis text's (titles, ticks)
+_LEGENDS = """() => [...document.querySelectorAll('.js-plotly-plot')].map(fig => {
+    const box = e => { const r = e.getBoundingClientRect(); return {l: r.left, r: r.right, t: r.top, b: r.bottom}; };
+    const legend = fig.querySelector('g.legend');
+    if (!legend || !legend.getClientRects().length) return null;
+    const areas = [...fig.querySelectorAll('.nsewdrag')].map(box);
+    const texts = [...fig.querySelectorAll('.g-xtitle text, .g-x2title text, .g-x3title text, .xtick text, .x2tick text,'
+      + ' .x3tick text')].filter(t => t.textContent.trim() && t.getClientRects().length)
+      .map(t => ({text: t.textContent.slice(0, 40), ...box(t)}));
+    return {legend: box(legend), figure: box(fig.querySelector('.svg-container')), areas, texts};
+  }).filter(Boolean)"""
+
+
+def _meets(a: dict[str, float], b: dict[str, float]) -> bool:
+    return a["l"] < b["r"] and b["l"] < a["r"] and a["t"] < b["b"] and b["t"] < a["b"]
+
 
 def test_plot_texts_stay_inside_their_figures_at_700_and_1280px(lab: dict[str, Any], page: Any) -> None:
     (lab["root"] / "plots.ipynb").write_text(json.dumps(notebook(CELLS)))
@@ -59,5 +75,13 @@ def test_plot_texts_stay_inside_their_figures_at_700_and_1280px(lab: dict[str, A
         assert figures == 3, f"{width}px: {figures} figures"
         cut = page.evaluate(_CUT)
         assert cut == [], f"{width}px wide: plot texts cut off at the figure's edge: {cut}"
+        legends = page.evaluate(_LEGENDS)
+        assert len(legends) == 3, f"{width}px: {len(legends)} legends"
+        for found in legends:  # under the plots, clear of the x axes' titles and ticks; the data keeps the width
+            legend, figure = found["legend"], found["figure"]
+            assert all(legend["t"] >= area["b"] for area in found["areas"]), f"{width}px: legend beside a plot: {found}"
+            assert not [t["text"] for t in found["texts"] if _meets(legend, t)], f"{width}px: legend over an axis: {found}"
+            widest = max(area["r"] - area["l"] for area in found["areas"])
+            assert widest >= 0.7 * (figure["r"] - figure["l"]), f"{width}px: the plot is {widest:.0f} px of {found}"
     readable = contrast(page, ".jp-RenderedPlotly")  # the comparison's second title line too
     assert readable["checked"] > 30 and readable["failures"] == [], readable["failures"]
