@@ -126,8 +126,8 @@ def episode_timeline(events: pd.DataFrame, episode_id: str | None = None, *, tit
         for event_name, (label, symbol) in marks.items():
             if row_name == "pauses":
                 rows = one[[k == event_name and not policy_paused({"payload": p}) for k, p in zip(paused, one["payload"])]]
-            else:
-                rows = one[one["name"] == event_name]
+            else:  # the rule of tools_df and the view's badge: a tool line only (an adapter's note so named is none)
+                rows = one[(one["phase"].astype(str) == "tool") & (one["name"] == event_name)]
             if rows.empty:
                 continue
             fig.add_trace(
