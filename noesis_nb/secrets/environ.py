@@ -1,13 +1,21 @@
 """Secrets the process holds in its environment: the values of variables whose names say so (``DB_PASSWORD``,
 ``STRIPE_SECRET``, ``MY_APP_CREDENTIALS``, ``OPENAI_API_KEY``). An agent may print or return such a value without
 naming its variable; each run learns them when it starts (``guard.for_run``), so they are hunted in everything it
-writes, and views hide them (``guard.known_shown``). Read again at each run's start: a variable set later is
-learned by the runs started after it.
+writes, and views hide them (``guard.known_shown``). Read again at each run's start, and by a view when the
+environment changed: a variable set later (``load_dotenv()`` after import) is learned by the runs started after it and
+hidden by the views shown after it.
 
 A name says secret by a word of its own (split at ``_``, ``-``, ``.`` and case changes): ``KEY``, ``SECRET``,
-``TOKEN``, ``PASSWORD``/``PASSWD``/``PASS``/``PWD``, ``CREDENTIAL(S)``, ``AUTH``, ``PRIVATE``, ``APIKEY``; ``PWD`` and
-``OLDPWD`` themselves are directories. A value is kept when it has 8+ characters and is no boolean, number, path, plain
-short word or URL without credentials. Each is hunted as written, percent-encoded and base64-encoded.
+``TOKEN``, ``PASSWORD``/``PASSWD``/``PASS``/``PWD``, ``CREDENTIAL(S)``, ``AUTH``, ``PRIVATE``, ``APIKEY``; or by the
+rule a key's name is read by everywhere else (``names.is_secret_key``: one-word ``PGPASSWORD``, ``APITOKEN``,
+``SECRETKEY``, ``NGROK_AUTHTOKEN``); or it is a well-known one (sshpass's ``SSHPASS``, Bitwarden's ``BW_SESSION``,
+1Password's ``OP_SESSION_<account>``, a forge's personal access token ``GITHUB_PAT``/``GH_PAT``/``GITLAB_PAT``).
+``PWD`` and ``OLDPWD`` are directories and ``SSH_AUTH_SOCK`` the path of the ssh agent's socket (no credential: whoever
+reaches the socket reaches the agent already). A value is kept when it has 8+ characters and is no boolean, number,
+path, plain short word or URL without credentials. Each is hunted as written, percent-encoded (``quote`` with and
+without ``/`` kept, ``quote_plus``/``urlencode``, every byte as ``%xx``; upper- and lower-case hex) and
+base64-encoded (standard and URL-safe, at each of the three alignments behind any prefix: the characters that depend
+on the bytes beside it trimmed), and a non-ASCII one also as Python writes its UTF-8 bytes (``\xc3\xa9``).
 """
 
 from __future__ import annotations
@@ -15,7 +23,10 @@ from __future__ import annotations
 import base64
 import os
 import re
-from urllib.parse import quote
+from functools import lru_cache
+from urllib.parse import quote, quote_plus
+
+from .names import is_secret_key
 
 __all__ = ["environ_secrets", "environ_read", "names_secret"]
 
@@ -23,7 +34,16 @@ _WORDS = frozenset(
     {"KEY", "KEYS", "SECRET", "SECRETS", "TOKEN", "TOKENS", "PASSWORD", "PASSWD", "PASS", "PWD", "CREDENTIAL"}
     | {"CREDENTIALS", "CREDS", "AUTH", "PRIVATE", "APIKEY", "PASSPHRASE"}
 )
-_NOT_SECRET_NAMES = frozenset({"PWD", "OLDPWD"})  # the shell's working directories
+# the shell's working directories; the ssh agent's socket (a path, no credential)
+_NOT_SECRET_NAMES = frozenset({"PWD", "OLDPWD", "SSH_AUTH_SOCK"})
+_WELL_KNOWN_NAMES = frozenset({"SSHPASS", "BW_SESSION", "BW_CLIENTSECRET"})  # sshpass -e, Bitwarden's CLI
+_SESSION_PREFIXES = ("OP_SESSION_",)  # 1Password's CLI: ``OP_SESSION_<account>``
+# a forge's (or registry's) personal access token, ``GITHUB_PAT``: ``PAT`` as the last word after one of these only
+# (``PAT_COUNT``, ``SPATIAL`` name no secret)
+_PAT_OWNERS = frozenset(
+    {"GITHUB", "GH", "GITLAB", "GL", "GITEA", "FORGEJO", "CODEBERG", "BITBUCKET", "AZURE", "ADO", "DEVOPS", "HF"}
+    | {"HUGGINGFACE", "DOCKER", "DOCKERHUB", "NPM", "ATLASSIAN", "JIRA", "CONFLUENCE"}
+)
 _NAME_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
 _LEAST = 8
 _PLAIN = re.compile(
@@ -33,20 +53,35 @@ _PLAIN = re.compile(
     r"|[a-z][a-z0-9+.-]*://[^@\s]*)"  # a URL without credentials
 )
 _LAST: tuple[tuple[tuple[str, str], ...], frozenset[str]] = ((), frozenset())
+_SEEN: object = None  # the environment as ``environ_secrets`` last read it (a copy)
 
 
+@lru_cache(maxsize=1024)
 def names_secret(name: str) -> bool:
-    """Whether an environment variable's name says its value is a secret (a word of it does; not ``PWD``)."""
-    if name.upper() in _NOT_SECRET_NAMES:
+    """Whether an environment variable's name says its value is a secret (a word of it does, the name rule of the
+    package's other names does, or it is a well-known one; not ``PWD`` nor ``SSH_AUTH_SOCK``)."""
+    upper = name.upper()
+    if upper in _NOT_SECRET_NAMES:
         return False
-    return any(word.upper() in _WORDS for word in _NAME_WORD.findall(name))
+    if upper in _WELL_KNOWN_NAMES or upper.startswith(_SESSION_PREFIXES):
+        return True
+    words = [word.upper() for word in _NAME_WORD.findall(name)]
+    if len(words) > 1 and words[-1] == "PAT" and words[-2] in _PAT_OWNERS:
+        return True
+    return any(word in _WORDS for word in words) or is_secret_key(name)
 
 
 def environ_secrets() -> frozenset[str]:
-    """The secret values of the process environment now, and their encoded forms; the same set while it is unchanged."""
-    global _LAST
+    """The secret values of the process environment now, and their encoded forms; the same set while it is unchanged
+    (then answered in a comparison of the environment with its copy: views call it for each text they show)."""
+    global _LAST, _SEEN
+    data = getattr(os.environ, "_data", None)  # CPython's own mapping: compared whole in ~2 µs, unchanged
+    if data is not None and data == _SEEN:
+        return _LAST[1]
     given = tuple((name, value) for name, value in os.environ.items() if names_secret(name))
     last = _LAST
+    if data is not None:
+        _SEEN = dict(data)
     if given == last[0]:
         return last[1]
     found: set[str] = set()
@@ -55,13 +90,33 @@ def environ_secrets() -> frozenset[str]:
         if len(value) < _LEAST or _PLAIN.fullmatch(value) is not None:
             continue
         raw = value.encode("utf-8", "surrogateescape")
-        found.update(
-            (quote(raw, safe=""), base64.b64encode(raw).decode().rstrip("="), base64.urlsafe_b64encode(raw).decode().rstrip("="))
-        )
+        found.update(_encoded(raw))
         if raw.isascii() or _utf8(value):  # bytes that are no UTF-8 (read as surrogates) are never written as text
             found.add(value)
     _LAST = (given, frozenset(found))
     return _LAST[1]
+
+
+_HEX = re.compile(r"%[0-9A-F]{2}")
+
+
+def _encoded(raw: bytes) -> set[str]:
+    """The encoded forms of a value's bytes (``raw``) hunted beside it: percent-encoded (as ``quote``,
+    ``quote_plus`` and ``urlencode`` write it, and every byte encoded; with upper- and lower-case hex), base64 at the
+    three alignments it may have behind a prefix (``Basic`` of ``user:<value>``, a file holding it), and Python's
+    writing of its bytes when it is no ASCII (``b'p\xc3\xa4ss'``)."""
+    every = "".join(f"%{byte:02X}" for byte in raw)
+    percent = {quote(raw, safe=""), quote(raw), quote_plus(raw), quote_plus(raw, safe="/"), every}
+    forms = percent | {_HEX.sub(lambda m: m.group().lower(), form) for form in percent}
+    for encode in (base64.b64encode, base64.urlsafe_b64encode):
+        forms.add(encode(raw).decode().rstrip("="))  # the value alone (its last character as it ends the text)
+        for offset, skip in ((0, 0), (1, 2), (2, 3)):
+            # behind ``offset`` bytes of a prefix: the characters holding bits of the prefix or of what follows dropped
+            data = bytes(offset) + raw
+            forms.add(encode(data).decode()[skip : len(data) * 8 // 6])
+    if not raw.isascii():
+        forms.add(repr(raw)[2:-1])
+    return {form for form in forms if len(form) >= _LEAST}
 
 
 def _utf8(value: str) -> bool:

@@ -1,0 +1,104 @@
+"""Environment secrets in the forms code commonly writes them (``quote`` keeping ``/``, ``quote_plus``/``urlencode``,
+every byte as lower-case ``%xx``, base64 behind a prefix of any length, Python's writing of a non-ASCII value's bytes),
+and under well-known names one word long (``PGPASSWORD``, ``SSHPASS``, ``NGROK_AUTHTOKEN``, ``BW_SESSION``…): none is in
+any file of a real run, nor in what a view shows. Ordinary variables' names stay unlearned."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from noesis_nb.secrets.environ import names_secret
+
+_REPO = Path(__file__).resolve().parents[2]
+_CHILD = r"""
+import base64, json, os, sys
+from urllib.parse import quote, quote_plus, urlencode
+import noesis_nb
+from noesis_nb.secrets import shown
+
+names = json.loads(sys.argv[2])
+texts = []
+for name in names:
+    v = os.environ[name]
+    b = v.encode()
+    texts += [
+        f"connected using {v} ok",
+        quote(v),
+        quote_plus(v),
+        urlencode({"q": v}),
+        "".join(f"%{c:02x}" for c in b),
+        base64.b64encode(b"\n" + b).decode(),
+        base64.b64encode(b"p " + b).decode(),
+        base64.b64encode(b"# db\nhost=db.internal\nsecret value follows: " + b + b"\n").decode(),
+        "Authorization: Basic " + base64.b64encode(b"admin:" + b).decode(),
+        repr(b),
+    ]
+
+def agent(task, ctx):
+    for text in texts:
+        ctx.emit("note", {"text": text})
+    return "done"
+
+episode = noesis_nb.solve("plain task", using=agent, runs_dir=sys.argv[1])
+print(json.dumps({"episode": episode, "texts": texts, "shown": [shown(t) for t in texts]}))
+"""
+
+_SECRETS = {
+    "DB_PASSWORD": "correct horse/battery+staple",
+    "API_PASSWORD": "pässwörd-Ωmega-77/x",
+    "PGPASSWORD": "Maple#Otter2025",
+    "SSHPASS": "River&Stone1987",
+    "NGROK_AUTHTOKEN": "Tiger.Lily.Moon42",
+    "DJANGO_SECRETKEY": "Blue%Falcon*Night7",
+    "BW_SESSION": "Quartz~Meadow~Echo9",
+    "OP_SESSION_myteam": "Lk3Jq9Zr7Wm2Xp5Tn8",
+    "GITHUB_PAT": "Hx4Rv8Nc2Qs6Yd1Fm0",
+}
+
+
+def test_common_encodings_and_one_word_names_are_hidden_in_the_run_and_its_views(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not names_secret(k)}
+    env.update(_SECRETS, PYTHONPATH=str(_REPO))
+    result = subprocess.run(
+        [sys.executable, "-c", _CHILD, str(tmp_path / "runs"), json.dumps(list(_SECRETS))],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout.strip().splitlines()[-1])
+    files = [p for p in (tmp_path / "runs" / report["episode"]).rglob("*") if p.is_file()]
+    assert "events.jsonl" in {p.name for p in files}
+    data = "\n".join(p.read_text("utf-8", "replace") for p in files)
+    for value in _SECRETS.values():
+        assert value not in data and json.dumps(value)[1:-1] not in data, value
+    for text, shown in zip(report["texts"], report["shown"]):
+        assert text not in data and json.dumps(text)[1:-1] not in data, text
+        assert text != shown, text
+    assert not any(v in s for v in _SECRETS.values() for s in report["shown"])
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["PGPASSWORD", "SSHPASS", "NGROK_AUTHTOKEN", "DJANGO_SECRETKEY", "BW_SESSION", "SECRETKEY", "APITOKEN"]
+    + ["AUTHTOKEN", "PRIVATEKEY", "WEBHOOKSECRET", "GITHUB_PAT", "GH_PAT", "GITLAB_PAT", "OP_SESSION_my_team"],
+)
+def test_well_known_and_one_word_names_say_secret(name: str) -> None:
+    assert names_secret(name)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["PATH", "HOME", "PWD", "OLDPWD", "PYTHONPATH", "SSH_AUTH_SOCK", "TOKENIZERS_PARALLELISM", "HF_HUB_DISABLE_TELEMETRY"]
+    + ["PAT_COUNT", "PAT", "SPATIAL", "SHELL", "USER", "LANG", "TERM", "XAUTHORITY", "GIT_ASKPASS", "AUTHOR_NAME"]
+    + ["CUDA_VISIBLE_DEVICES", "MPLBACKEND", "JUPYTER_PLATFORM_DIRS", "KEYBOARD_LAYOUT", "PASSENGER_COUNT"],
+)
+def test_ordinary_names_stay_unlearned(name: str) -> None:
+    assert not names_secret(name)
