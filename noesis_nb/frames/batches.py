@@ -49,9 +49,25 @@ def latest_runs(runs: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([batched, runs[~inside]]).sort_index()
 
 
+def group_names(values: pd.Series) -> pd.Series:
+    """Names to group rows by, as text: the rows whose name is missing are one group, ``(unknown)``, never dropped.
+
+    pandas keeps a missing value missing through ``astype(str)`` and ``groupby`` drops its rows, so a model-less call
+    would vanish from a plot (or a sort would compare it with text and raise). When a row is really named
+    ``(unknown)``, the missing ones are ``(missing)`` (then ``(missing 2)``…): two groups never read as one.
+    """
+    names = values.astype(object)
+    missing = names.isna()
+    if not missing.any():
+        return names.astype(str)
+    taken = set(names[~missing].astype(str))
+    label = next(c for c in ("(unknown)", "(missing)", *(f"(missing {i})" for i in range(2, len(taken) + 3))) if c not in taken)
+    return names.where(~missing, label).astype(str)
+
+
 def _adapter(runs: pd.DataFrame) -> pd.Series:
     name = runs["batch_adapter"].astype(object)
-    return name.where(name.notna(), runs["using"].astype(object)).fillna("(unknown)").astype(str)
+    return group_names(name.where(name.notna(), runs["using"].astype(object)))
 
 
 def running_time(runs: pd.DataFrame) -> tuple[np.ndarray, str]:

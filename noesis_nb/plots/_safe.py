@@ -18,25 +18,14 @@ from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from .._safetext import visible
 
-__all__ = ["LABEL_LIMIT", "UNNAMED", "esc", "esc_all", "group_names", "short", "wrapped", "categories", "label_ticks"]
+__all__ = ["LABEL_LIMIT", "esc", "esc_all", "short", "wrapped", "categories", "label_ticks"]
 
 LABEL_LIMIT = 40  # characters of a name in a legend or under a tick
 _HOVER_WIDTH = 80  # characters of a hover line
 _HOVER_LIMIT = 480  # characters of a name in a hover (six lines)
-UNNAMED = "(unknown)"  # the group of rows whose name is missing (a call with no model, a run with no adapter)
-
-
-def group_names(values: pd.Series) -> pd.Series:
-    """Names to group rows by, as text: a missing name is the group ``(unknown)``, never dropped.
-
-    pandas leaves a missing value missing through ``astype(str)`` and ``groupby`` drops its rows, so a model-less
-    call would vanish from a plot (or a sort would compare it with text and raise).
-    """
-    return values.astype(object).fillna(UNNAMED).astype(str)
 
 
 def esc(value: Any) -> str:

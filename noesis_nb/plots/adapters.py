@@ -7,10 +7,10 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from .._keywords import keywords_named
-from ..frames.batches import RUNNING_TIME, running_time
+from ..frames.batches import RUNNING_TIME, group_names, running_time
 from ..store.vocab import TERMINAL_STATUSES
 from ._need import need
-from ._safe import categories, esc_all, group_names, label_ticks, wrapped
+from ._safe import categories, esc_all, label_ticks, wrapped
 from ._theme import PALETTE, new_figure, say_empty
 
 __all__ = ["success_by_adapter", "duration_by_adapter"]

@@ -10,10 +10,11 @@ import plotly.graph_objects as go
 
 from .._keywords import keywords_named
 from ..errors import InvalidOptionError
+from ..frames.batches import group_names
 from ..secrets.quoted import quoted
 from ..store.vocab import TOKEN_COLUMNS
 from ._need import as_times, need
-from ._safe import categories, esc, group_names, label_ticks, wrapped
+from ._safe import categories, esc, label_ticks, wrapped
 from ._theme import color_map, money_axis, new_figure, say_empty
 
 __all__ = ["cost_over_time", "tokens_by", "tokens_over_time", "token_parts"]
@@ -188,4 +189,12 @@ def cost_over_time(usage: pd.DataFrame, by: str = "model", *, cumulative: bool =
         )
     fig.update_xaxes(title="time (UTC)", type="date")
     fig.update_yaxes(title="USD", **money_axis([t for trace in fig.data for t in trace.y]))
-    return say_empty(fig, _NO_CALLS) if usage.empty else fig
+    if usage.empty:
+        return say_empty(fig, _NO_CALLS)
+    if df.empty:  # calls, none priced: say why nothing is drawn (a blank chart reads as $0)
+        return say_empty(
+            fig,
+            f"no priced calls: {unpriced} call(s) with no price (model not in genai-prices, or tokens unknown); "
+            "tokens_by(usage) draws their tokens",
+        )
+    return fig

@@ -55,3 +55,22 @@ def test_a_call_with_no_model_is_its_own_group_in_every_usage_plot(tmp_path):
     assert inputs == 1400  # the model-less call's tokens are drawn, not dropped
     total_in = usage["input_tokens"].astype(float).sum()
     assert sum(sum(t.y) for t in by_model.data if "input" in t.name) == total_in
+
+
+def test_a_frame_with_no_priced_call_says_so_instead_of_a_blank_chart(tmp_path):
+    usage = _usage(tmp_path, model_less=False)
+    unpriced = usage[usage["cost_usd"].isna()]
+    fig = plots.cost_over_time(unpriced)
+    assert len(fig.data) == 0
+    said = " ".join(a.text for a in fig.layout.annotations)
+    assert said.startswith("no priced calls:") and f"{len(unpriced)} call(s) with no price" in said
+
+
+def test_a_model_named_unknown_and_calls_with_no_model_stay_two_groups(tmp_path):
+    usage = _usage(tmp_path, model_less=True)
+    model = usage["model"].astype(object)
+    usage = usage.assign(model=model.where(model != "house-model-7", "(unknown)"))  # a model really named so
+    x = list(plots.tokens_by(usage, by="model").data[0].x)
+    assert sorted(x) == ["(missing)", "(unknown)", "gpt-4o"]
+    cost_lines = [t.name for t in plots.cost_over_time(usage.assign(cost_usd=0.001)).data]
+    assert sorted(cost_lines) == ["(missing)", "(unknown)", "gpt-4o"]
