@@ -233,9 +233,6 @@ def find_run_dir(
         if os.path.lexists(direct):  # named so, but no run there: say what it is rather than "no run"
             what, instead = _why_not_a_run(direct)
             raise RunNotFoundError(f"{quoted(str(direct))} is not a run directory: {what}; {instead}")
-    if runs_dir is None and os.path.isdir(episode_id):  # a folder here (``"runs"``) taken for an id: say what it is
-        what, instead = _why_not_a_run(Path(episode_id))
-        raise RunNotFoundError(f"{quoted(episode_id)} is a folder here, not a run's id or directory: {what}; {instead}")
     searched = ", ".join(repr(str(r)) for r in roots)  # repr: a crafted name prints no control character
     starting = sorted({p.name for root in roots for p in _subdirs(root) if p.name.startswith(episode_id)})
     if starting:  # a part of an id: ids are taken whole (a prefix could name another run tomorrow)
@@ -246,6 +243,12 @@ def find_run_dir(
     close = close_run_id(episode_id, roots)
     if close:  # one character off an id that is there: a typo, most likely
         raise RunNotFoundError(f"no run {quoted(episode_id)} under {searched} (did you mean {quoted(close)}?)")
+    if runs_dir is None and os.path.isdir(episode_id):  # a folder here, named without a slash, where no run has that id
+        here = Path(episode_id)
+        if is_run_dir(here):  # a run's folder in the current directory (a user inside a runs folder): that run
+            return here
+        what, instead = _why_not_a_run(here)  # ``"runs"``: say what it is rather than "no run 'runs' under …, 'runs'"
+        raise RunNotFoundError(f"{quoted(episode_id)} is a folder here, not a run's id or directory: {what}; {instead}")
     if runs_dir is not None:  # looked in that one place only: say where the run is, or that the place is missing
         if not os.path.lexists(roots[0]):
             raise RunNotFoundError(

@@ -176,3 +176,8 @@ def test_a_folder_here_named_without_a_slash_says_what_it_is(tmp_path, smoke_run
     with pytest.raises(RunNotFoundError, match="'empty' is a folder here.*it is an empty folder"):
         find_run_dir("empty")
     assert find_run_dir(smoke_run.name).resolve() == tmp_path / "runs" / smoke_run.name  # an id is found as before
+    (tmp_path / "ep_01").mkdir()  # a folder here named like the start of an id: the id's hint, not the folder's
+    with pytest.raises(RunNotFoundError, match=re.escape(f"it is the start of 1 run id(s): {smoke_run.name}")):
+        find_run_dir("ep_01")
+    monkeypatch.chdir(tmp_path / "runs")  # inside a runs folder, a run's folder named bare is that run
+    assert find_run_dir(smoke_run.name).resolve() == tmp_path / "runs" / smoke_run.name
