@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 __all__ = ["money"]
 
@@ -18,7 +18,7 @@ def money(value: float, *, signed: bool = False) -> str:
     (``$0.000149`` read ``$0.0001`` beside ``$0.000099``), so the steps add up to the header. Below zero
     ``-$0.0031``; ``signed`` (a difference) ``+$0.0031`` too."""
     sign = "-" if value < 0 else ("+" if signed and value > 0 else "")
-    size = abs(value)
+    size = abs(float(value))  # a numpy float too: its repr ("np.float64(…)") is no decimal
     if math.isnan(size) or math.isinf(size):
         return f"{sign}${size}"
     if 0 < size < 10**-_FINEST:  # below the least cost shown: say so rather than print a zero
@@ -35,10 +35,24 @@ def _digits(size: float) -> str:
     ``$0.00175`` both round their last 5 up (binary rounding took one up and the other down)."""
     if size == 0:
         return "0.0000"
-    # two significant digits down to the least cost shown: $0.000000013, not $0.00000001 (a quarter low)
-    places = 2 if size >= 1 else 3 if size >= 0.01 else 1 - math.floor(math.log10(size))
-    rounded = Decimal(repr(size)).quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
-    return f"{rounded:,}" if size >= 1 else f"{rounded:f}"
+    shown = repr(size)
+    if shown.partition("e")[0][-1] == "5":  # only a written half can round wrong in binary: the rest keep the format
+        try:
+            rounded = Decimal(shown).quantize(Decimal(1).scaleb(-_places(size)), rounding=ROUND_HALF_UP)
+            return f"{rounded:,}" if size >= 1 else f"{rounded:f}"
+        except InvalidOperation:  # more digits than Decimal's context holds (about 1e26 dollars and up)
+            pass
+    if size >= 1:
+        return f"{size:,.2f}"
+    if size >= 0.01:
+        return f"{size:.3f}"
+    return f"{size:.{_places(size)}f}"
+
+
+def _places(size: float) -> int:
+    """Decimals shown: cents for dollars, three below a dollar, and two significant digits below a cent down to the
+    least cost shown ($0.000000013, not $0.00000001, a quarter low)."""
+    return 2 if size >= 1 else 3 if size >= 0.01 else 1 - math.floor(math.log10(size))
 
 
 def _band(size: float) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
@@ -75,3 +76,25 @@ def test_a_half_rounds_the_same_way_at_every_size(head: int) -> None:
     ``$0.000175`` and ``$0.00175`` both round up (``money`` rounds the value as it reads, half up)."""
     shown = {money(float(f"{head}5e-{places}")).lstrip("$0.") for places in range(5, 11)}
     assert shown == {str(head + 1)} if head < 99 else shown == {"10"}, shown
+
+
+@pytest.mark.parametrize(
+    "value, shown",
+    [
+        (np.float64(0.000175), "$0.00018"),  # a pandas cell: its repr is "np.float64(...)", no decimal
+        (np.float32(0.5), "$0.500"),
+        (np.float64(1234.5), "$1,234.50"),
+        (1e30, "$1,000,000,000,000,000,019,884,624,838,656.00"),  # more digits than Decimal's context: as formatted
+        (1e26, "$100,000,000,000,000,004,764,729,344.00"),
+        (-1e30, "-$1,000,000,000,000,000,019,884,624,838,656.00"),
+        (float("nan"), "$nan"),
+        (float("inf"), "$inf"),
+        (-float("inf"), "-$inf"),
+        (-0.0, "$0.0000"),
+        (-0.000175, "-$0.00018"),
+        (np.float64(-1.005), "-$1.01"),
+    ],
+)
+def test_any_float_is_shown_without_raising(value: float, shown: str) -> None:
+    """A numpy float, a sum past 1e26 and the odd values all print (they raised InvalidOperation)."""
+    assert money(value) == shown
