@@ -558,7 +558,7 @@ def _tools(
     pending = 0
     for draft in sorted(names["prepared"] - names["executions"]):
         doc = _record(ref, (*where[draft], draft + ".json"), stamp)[0]
-        if not (isinstance(doc, dict) and awaits_decision(doc, run_ended=sealed)):
+        if not (isinstance(doc, dict) and awaits_decision(doc)):  # a sealed run returned above: its seal has not begun
             continue
         if draft not in names["approvals"]:
             pending += 1
