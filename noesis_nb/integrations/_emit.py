@@ -22,16 +22,49 @@ from .._safetext import safe_repr
 from ..runtime.handreport import peer_text
 from ..secrets.quoted import quoted
 from ..store.phases import INTEGRATION_PHASE, missing_verb_minimum
+from ..store.replayclock import iso_of, recorded_micros
 from ..store.vocab import MODEL_CALL, TOKEN_FIELDS
 
 if TYPE_CHECKING:
     from ..runtime.context import EpisodeContext
 
-__all__ = ["Row", "PHASE", "row", "usage_row", "emit_row", "emit_rows", "token_count", "apply_output", "as_object"]
+__all__ = [
+    "Row",
+    "PHASE",
+    "RECORDED_AT",
+    "DURATION_MS",
+    "row",
+    "usage_row",
+    "emit_row",
+    "emit_rows",
+    "token_count",
+    "recorded_at",
+    "recorded_duration",
+    "apply_output",
+    "as_object",
+]
 
 Row = tuple[str, dict[str, Any]]
 PHASE = INTEGRATION_PHASE  # the phase of an integration's own rows
 _COUNTS = TOKEN_FIELDS
+
+
+# when the source recorded the row (ISO 8601, UTC): an import stamps the row's event with it (``store.replayclock``)
+RECORDED_AT = "recorded_at"
+# what the source says the row's step lasted (ms): an import gives its event ``metrics.duration_ms``
+DURATION_MS = "duration_ms"
+
+
+def recorded_at(value: Any, unit: float = 1.0) -> str | None:
+    """A source's time in ``unit`` seconds since the epoch (Noeta's ``occurred_at``: 1; AG-UI's ``timestamp``:
+    0.001) as a row's ``recorded_at``; None when it is no such time (the row then carries the last known one)."""
+    micros = recorded_micros(value, unit)
+    return None if micros is None else iso_of(micros)
+
+
+def recorded_duration(value: Any) -> float | None:
+    """A source's duration in ms as a row's ``duration_ms`` (a finite number from 0); None otherwise."""
+    return float(value) if type(value) in (int, float) and 0 <= value < 2**53 else None
 
 
 _TEXT_FIELDS = frozenset(("tool", "model", "provider", "status", "draft_id"))  # every frame reads them as text

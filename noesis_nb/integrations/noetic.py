@@ -19,7 +19,7 @@ from ..errors import NoesisNbError
 from ..secrets.display import shown_cut
 from ..secrets.quoted import keys_hidden, quoted
 from ..store.runfiles import UnreadableRunFile, open_file, read_file
-from ._emit import PHASE, Row, as_object, row, usage_row
+from ._emit import PHASE, Row, as_object, recorded_duration, row, usage_row
 from ._jsontext import JSONTextError, loads_text
 from ._lines import LINE_END, LineSplitter
 from ._noetic_items import Folds
@@ -218,7 +218,16 @@ def noetic_rows(log: Any, harness_response: Harness = None) -> Iterator[Row]:
                 if name == "model_call_stalled"
                 else data.get("error")
             )
-            yield row(PHASE, "noetic", name, kind, agent=agent or None, data=data, error=error if kind == "run_error" else None)
+            yield row(
+                PHASE,
+                "noetic",
+                name,
+                kind,
+                agent=agent or None,
+                data=data,
+                error=error if kind == "run_error" else None,
+                duration_ms=recorded_duration(data.get("durationMs")),  # turn_completed's: the event's metrics once imported
+            )
         else:
             yield row(PHASE, "noetic", f"sdk.{kind_name}", "custom", data=data, output_index=event.get("outputIndex"))
     yield from folds.flush()

@@ -27,9 +27,11 @@ from ..errors import AgentCancelled, NoesisNbError
 from ..ids import validate_new_episode_id
 from ..runtime.api import solve
 from ..secrets.quoted import quoted
+from ..store.instants import utc_micros
+from ..store.replayclock import ReplayClock
 from ..store.roots import check_root, refuse_run_as_root
 from ._dedupe import DIGEST_TAG, import_lock, imported_before, trace_digest
-from ._emit import PHASE, Row, emit_row, row
+from ._emit import DURATION_MS, PHASE, RECORDED_AT, Row, emit_row, recorded_duration, row
 from ._ending import Ending
 
 __all__ = [
@@ -137,6 +139,8 @@ class RecordedReplay:
         self.rows = rows if callable(rows) else rereadable(rows, source)
         self.source, self.result, self.output = source, result, output
         self.end_names, self.end_required = end_names, end_required
+        # the run's clock when ``import_rows`` made this replay: each row's event is stamped with its recorded time
+        self.replay_clock: ReplayClock | None = None
 
     def ending(self) -> Ending:
         """A fresh judge of whether this source's trace ended."""
@@ -148,8 +152,11 @@ class RecordedReplay:
     def invoke(self, task: Any, ctx: Any) -> Any:
         items = self.rows()
         answer, failure, cancelled, seen, ending = None, None, False, False, self.ending()
+        clock = self.replay_clock
         for item in items:
             seen = True
+            if clock is not None:
+                clock.advance(*_recorded(item))
             emit_row(ctx, item)
             payload = item[1]
             kind = payload.get("kind")
@@ -213,8 +220,10 @@ def import_rows(
         whole = isinstance(rows, (list, tuple))
     items = iter(rows() if callable(rows) else rows)
 
-    def replay_of(given: Iterable[Row]) -> RecordedReplay:
-        return RecordedReplay(given, source=source, result=result, end_names=end_names, end_required=end_required)
+    def replay_of(given: Iterable[Row], start: int | None = None) -> RecordedReplay:
+        replay = RecordedReplay(given, source=source, result=result, end_names=end_names, end_required=end_required)
+        replay.replay_clock = ReplayClock(start)  # the run begins at the trace's first recorded time
+        return replay
 
     if whole:
         return _import_whole(items, replay_of, task=task, source=source, result=result, name=name, **opts)
@@ -222,7 +231,7 @@ def import_rows(
     if first is _NOTHING:
         raise _empty(source, name)
     replayed = itertools.chain((first,), items)
-    replay = replay_of(replayed)
+    replay = replay_of(replayed, _recorded(first)[0])
     try:
         return solve(task, using=replay, **opts)  # the engine tags the run with replay.source
     except BaseException:
@@ -232,7 +241,7 @@ def import_rows(
 
 def _import_whole(
     items: Iterator[Row],
-    replay_of: Callable[[Iterable[Row]], RecordedReplay],
+    replay_of: Callable[[Iterable[Row], int | None], RecordedReplay],
     *,
     task: str,
     source: str,
@@ -258,10 +267,11 @@ def _import_whole(
             raise failure
         raise _empty(source, name)
     tags = opts.get("tags")
+    start = next((t for t in (_recorded(item)[0] for item in read) if t is not None), None)
     if tags is not None and not isinstance(tags, dict):  # solve names the wrong value
-        return solve(task, using=replay_of(_replayed(read, failure)), **opts)
+        return solve(task, using=replay_of(_replayed(read, failure), start), **opts)
     parts = {"source": source, "task": task, "result": result, "options": {k: v for k, v in opts.items() if k != "runs_dir"}}
-    ending = replay_of(()).ending()
+    ending = replay_of((), None).ending()
     for item in read:  # a malformed row is the replay's to refuse, not this look's
         payload = item[1] if isinstance(item, tuple) and len(item) == 2 else None
         if isinstance(payload, dict):
@@ -284,8 +294,16 @@ def _import_whole(
                 stacklevel=4,
             )
             return earlier
-        replay = replay_of(_replayed(read, failure))
+        replay = replay_of(_replayed(read, failure), start)
         return solve(task, using=replay, **{**opts, "tags": {**(tags or {}), DIGEST_TAG: digest}})
+
+
+def _recorded(item: Any) -> tuple[int | None, float | None]:
+    """A row's recorded time (microseconds) and duration (ms), each None when it carries none."""
+    payload = item[1] if isinstance(item, tuple) and len(item) == 2 else None
+    if not isinstance(payload, dict):
+        return None, None
+    return utc_micros(payload.get(RECORDED_AT)), recorded_duration(payload.get(DURATION_MS))
 
 
 def _replayed(read: list[Row], failure: Exception | None) -> Iterator[Row]:

@@ -29,6 +29,7 @@ from ..errors import (
 from ..ids import new_episode_id, validate_new_episode_id
 from ..secrets.quoted import quoted, typo_hint
 from ..store import find_run_dir, is_sealed, read_events_to_continue
+from ..store.replayclock import ReplayClock
 from ..store.sealing import refuse_odd_seal
 from ..tools import decide, resolve_draft_id, supply_secrets
 from ..tools.draftref import run_part
@@ -343,6 +344,9 @@ def create_episode(task: Any, using: Any, *, runs_dir: Any, wait_for_human: bool
         adapter_label=adapter.label,
         extension=checked.extension,
     )
+    # a recorded trace being imported (``integrations.replay.import_rows``) stamps its run with its recorded times
+    clock = getattr(adapter.target, "replay_clock", None)
+    recorder.writer.clock = clock if isinstance(clock, ReplayClock) else None
     return Episode(adapter, options, recorder)
 
 

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import orjson
 
@@ -36,6 +36,9 @@ from ..errors import (
 from .paths import UnsafeRunPathError, run_path
 from .runfiles import MAX_DOCUMENT_BYTES, UnreadableRunFile, _too_large, open_file, read_file, what_is
 from .sealing import seal_state
+
+if TYPE_CHECKING:
+    from .replayclock import ReplayClock
 
 __all__ = [
     "EventWriter",
@@ -114,6 +117,8 @@ class EventWriter:
         self._sealed = self._sealed_on_disk()
         self._checked = time.monotonic()
         self._last_ts = ""
+        # an imported run's recorded time (``replayclock``), set before its first event; None: the time of writing
+        self.clock: ReplayClock | None = None
         self.count = 0
         self.last_event_id: str | None = None
         self._digest = hashlib.sha256()  # of every byte of the file, so sealing need not read it again
@@ -184,7 +189,8 @@ class EventWriter:
                     else "the run is sealed (final.json or manifest.json exists); start a new episode instead"
                 )
             )
-        ts = event.get("timestamp")
+        clock = self.clock
+        ts = event.get("timestamp") if clock is None else clock.stamp(event)
         if not ts:  # ``now_iso`` made in place, one call fewer per event
             second, ns = divmod(_time_ns(), 1_000_000_000)
             cached_second, prefix = _second_cache

@@ -18,7 +18,7 @@ from ..._safetext import safe_repr
 from ...secrets import RunSecrets
 from ...secrets.display import shown_cut
 from ...secrets.live import LiveText
-from .._emit import PHASE, Row, as_object, row, usage_row
+from .._emit import PHASE, RECORDED_AT, Row, as_object, recorded_at, row, usage_row
 from .._jsontext import JSONTextError, loads_text
 from ._sse import AGUIStreamError
 
@@ -213,6 +213,10 @@ class AGUIFolder:
             rows.append(row(phase, "agui", kind, name, **{k: event.get(v) for k, v in fields.items()}))
         else:
             rows.append(row(PHASE, "agui", kind, "custom", type=kind, raw=event))
+        at = recorded_at(event.get("timestamp"), 0.001)  # BaseEvent.timestamp: epoch ms, when the agent sent it
+        if at is not None:  # the event's rows (and the pieces it closed) happened by then
+            for _, payload in rows:
+                payload.setdefault(RECORDED_AT, at)
         return rows
 
     def is_open(self, base: str, ident: str) -> bool:

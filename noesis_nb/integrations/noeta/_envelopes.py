@@ -1,7 +1,8 @@
 """Noeta envelopes (``envelope_to_dict`` dicts) → timeline rows. Pure: no ``noeta`` import.
 
 One row per envelope (``event_name`` ``noeta.<type>``), with the envelope's identity
-(``seq, task_id, actor, origin, trace_id, causation_id``) and its payload under ``data``.
+(``seq, task_id, actor, origin, trace_id, causation_id``), its ``occurred_at`` as ``recorded_at`` (the time an
+import stamps its event with) and its payload under ``data``.
 ``LLMRequestFinished`` also gives a usage row: ``input = uncached + cache_read + cache_write``
 (Noeta's ``Usage.input``), ``cached = cache_read``, ``cache_write``, ``output`` (reasoning
 included), ``reasoning``, and the runtime's ``cost_usd`` kept as the reported cost.
@@ -14,7 +15,7 @@ from typing import Any
 
 from ...errors import NoesisNbError
 from ...secrets.quoted import quoted
-from .._emit import PHASE, Row, as_object, row, token_count, usage_row
+from .._emit import PHASE, Row, as_object, recorded_at, row, token_count, usage_row
 
 __all__ = ["NoetaEnvelopeError", "NoetaFolder", "noeta_rows", "noeta_usage"]
 
@@ -155,12 +156,14 @@ class NoetaFolder:
             shown["error"] = self.failure
         elif kind == "ToolResultRecorded" and data.get("success") is False:
             shown["error"] = data.get("summary") or "tool failed"
+        at = recorded_at(envelope.get("occurred_at"))  # epoch seconds: the event's timestamp once imported
         rows = [
             row(
                 PHASE,
                 "noeta",
                 kind,
                 _KINDS.get(kind, "custom"),
+                recorded_at=at,
                 seq=envelope.get("seq"),
                 task_id=envelope.get("task_id"),
                 actor=envelope.get("actor"),
@@ -183,6 +186,7 @@ class NoetaFolder:
                     call_id=data.get("call_id"),
                     task_id=envelope.get("task_id"),
                     success=data.get("success"),
+                    recorded_at=at,
                 )
             )
         return rows
