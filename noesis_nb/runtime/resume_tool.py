@@ -316,7 +316,7 @@ async def _continue_one(
         return None
     if status == "failed":
         return _Ended("failed", f"tool {r.shown} failed ({result.reason_code})", result.output, result.reason_code)
-    return _Ended("ok", str(result.output)[:400], result.output)
+    return _Ended("ok", f"the approved tool {r.shown} ran", result.output)
 
 
 def _failed_while_paused(rec: Recorder, outcome: Outcome) -> Outcome:
@@ -346,7 +346,7 @@ def _outcome(ended: list[_Ended]) -> Outcome:
             return Outcome("vetoed", end.message, ["tool_rejected"])
         if end.kind == "failed":
             return Outcome("error", end.message, ["tool_failed"], end.output)
-        return Outcome("ok", end.message, ["adapter_ok", "resumed"], end.output)
+        return Outcome("ok", _resumed_words([end]), ["adapter_ok", "resumed"], end.output)
     outputs = [e.output for e in ended]
     failed = [e.message for e in ended if e.kind == "failed"]
     rejected = [e.message for e in ended if e.kind == "rejected"]
@@ -354,7 +354,13 @@ def _outcome(ended: list[_Ended]) -> Outcome:
         return Outcome("error", "; ".join(failed + rejected), ["tool_failed", *(["tool_rejected"] if rejected else [])], outputs)
     if rejected:
         return Outcome("vetoed", "; ".join(rejected), ["tool_rejected"], outputs)
-    return Outcome("ok", str(outputs)[:400], ["adapter_ok", "resumed"], outputs)
+    return Outcome("ok", _resumed_words(ended), ["adapter_ok", "resumed"], outputs)
+
+
+def _resumed_words(ended: list[_Ended]) -> str:
+    """What a run resumed from disk did, as its end says it: the drafts ran once and the run was sealed, so the
+    adapter never saw their results (its answer, in the seal's extension, is what the tools returned)."""
+    return f"resumed from disk: {'; '.join(e.message for e in ended)}; the agent did not continue"
 
 
 def _cancelled(episode: Episode, chain: _ResumeChain, request_id: str, draft_id: str) -> None:
