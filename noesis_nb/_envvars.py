@@ -211,10 +211,10 @@ def refuse_control_in_path(text: str, name: str, shown: str | None = None, fix: 
     odd = path_character_problem(text)
     if odd is not None:
         ch, why = odd
-        named = unicodedata.name(ch, "")
+        at = text.index(ch) + (max(shown.find(text), 0) if shown is not None else 0)  # placed in the value shown
         raise InvalidOptionError(
-            f"{name}={value_shown(text if shown is None else shown)} holds a control character ({ch!r}, "
-            f"U+{ord(ch):04X}{' ' + named if named else ''}; {why}): {fix or 'pass the folder path alone, without it'}"
+            f"{name}={value_shown(text if shown is None else shown)} {unseen_said(ch, at)} ({why}): "
+            f"{fix or 'pass the folder path alone, without it'}"
         )
 
 

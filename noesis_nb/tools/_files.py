@@ -11,6 +11,7 @@ from typing import Any
 
 from noesis_nb._jsonio import atomic_write_json, loads, temp_stem
 from noesis_nb._jsonkeys import checked
+from noesis_nb._safetext import unseen_said
 from noesis_nb.errors import InvalidIdError, RunWriteError, refused_write
 from noesis_nb.ids import holds_credential
 from noesis_nb.secrets import quoted
@@ -106,7 +107,7 @@ def check_id(value: Any, what: str = "draft id") -> str:
     elif ".." in value:
         problem = "contains '..'"
     elif control := _CONTROL.search(value):
-        problem = f"contains the control character {quoted(control.group())}"
+        problem = unseen_said(control.group(), control.start())
     elif len(value) > MAX_ID_LENGTH:
         problem = f"is {len(value)} characters long (the limit is {MAX_ID_LENGTH})"
     elif holds_credential(value, named=False):  # the file name would keep it in clear, the records name it redacted

@@ -9,7 +9,7 @@ common prefix ``req_`` (every request id noesis_nb makes starts with it, so ``"r
 
 from __future__ import annotations
 
-from noesis_nb._safetext import visible
+from noesis_nb._safetext import unseen_said, visible
 from noesis_nb.errors import InvalidIdError
 from noesis_nb.secrets import quoted
 
@@ -58,10 +58,12 @@ def match_draft_ref(ref: object, ids: list[str]) -> list[str]:
     if named is not None and len(named) == 2 and named[0]:  # ``draft:<run>:<part>``: that run's drafts only
         ids = [d for d in ids if run_part(d) == named[0]]
     core = _core(ref)
-    if visible(ref, exact=True) != ref:  # a control, invisible or filler character: pasted with the id, or forged
+    shown = visible(ref, exact=True)
+    if shown != ref:  # a control, invisible or filler character: pasted with the id, or forged
+        at = next((i for i, (a, b) in enumerate(zip(ref, shown)) if a != b), len(ref) - 1)
         raise InvalidIdError(
-            f"draft reference {quoted(visible(ref, exact=True))} holds a character no draft id has (shown as \ufffd: a "
-            "control, invisible or filler character); copy the id again from the approval card or %noesis show"
+            f"draft reference {quoted(shown)} {unseen_said(ref[at], at)}, which no draft id has (shown as \ufffd); "
+            "copy the id again from the approval card or %noesis show"
         )
     meaningful = core[len(SCHEME_PREFIX) :] if core.startswith(SCHEME_PREFIX) else core
     if len(meaningful) < MIN_PART:
