@@ -27,7 +27,7 @@ from typing import Any, Literal, overload
 from urllib.parse import urlsplit
 
 from .._jsonio import atomic_write_bytes
-from .._safetext import frame_given, pandas_kind
+from .._safetext import frame_given, pandas_kind, unseen_said
 from ..errors import InvalidIdError, InvalidOptionError, OtlpExportError, RunWriteError
 from ..secrets import REDACTED_VALUE
 from ..secrets.quoted import quoted, quoted_url
@@ -192,9 +192,9 @@ def _url_problem(url: str) -> str | None:
     """What makes ``url`` no URL a request can go to (a space, no host, a port out of range), or None."""
     if any(c.isspace() for c in url):
         return "a URL has no spaces or line breaks (write %20 for a space in its path)"
-    hidden = next((c for c in url if unicodedata.category(c) in ("Cc", "Cf")), None)
-    if hidden is not None:  # a NUL was sent as part of the path; a U+202E read as a collector that did not answer
-        return f"it holds U+{ord(hidden):04X}, a control or invisible format character no URL has"
+    at = next((i for i, c in enumerate(url) if unicodedata.category(c) in ("Cc", "Cf")), None)
+    if at is not None:  # a NUL was sent as part of the path; a U+202E read as a collector that did not answer
+        return f"it {unseen_said(url[at], at)}, which no URL has"
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - reading it checks it: a ValueError when no number from 0 to 65535

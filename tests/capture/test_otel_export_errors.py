@@ -169,9 +169,13 @@ def test_a_header_name_that_is_no_token_is_named_before_sending(run: Path, name:
         ("http://:4318/v1/traces", "it names no host"),
         ("http://127.0.0.1:99999", "its host or port cannot be read"),
         ("http://[::1:4318", "its host or port cannot be read"),
-        ("http://exa\u202emple.com:4318", r"it holds U\+202E, a control or invisible format character"),
-        ("http://127.0.0.1:4318/\x00", r"it holds U\+0000, a control or invisible format character"),
-        ("http://127.0.0.1:4318/v1/traces?a=\u200b", r"it holds U\+200B, a control or invisible format character"),
+        # the phrase every refused character is named with (it said 'it holds U+202E, a control or invisible …')
+        ("http://exa\u202emple.com:4318", r"it holds the invisible character '\\u202e' \(U\+202E [A-Z -]+\) at position 10, "),
+        ("http://127.0.0.1:4318/\x00", r"it holds the control character '\\x00' \(U\+0000\) at position 22, which no URL has"),
+        (
+            "http://127.0.0.1:4318/v1/traces?a=\u200b",
+            r"it holds the invisible character '\\u200b' \(U\+200B ZERO WIDTH SPACE\) at position 34",
+        ),
         ("http://exa\u2603mple.com:4318", r"its host is no name a request can go to"),
     ],
 )
@@ -183,7 +187,7 @@ def test_an_endpoint_that_is_no_reachable_url_is_named_before_reading(run: Path,
 
 def test_an_endpoint_holding_a_nul_reaches_no_collector(run: Path, otlp_collector: Collector) -> None:
     """``…/\\x00`` was sent as given (a NUL in the request line) and the collector asked with it."""
-    with pytest.raises(ValueError, match=r"it holds U\+0000"):
+    with pytest.raises(ValueError, match=r"it holds the control character '\\x00' \(U\+0000\)"):
         noesis_nb.export_otel(run, endpoint=f"{otlp_collector.url}/\x00", timeout=5)
     assert otlp_collector.requests == []
 
