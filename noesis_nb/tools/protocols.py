@@ -13,6 +13,7 @@ from typing import Any
 from noesis_nb._threads import run_in_thread
 
 from ._base import ProtocolHandler, execution_id_for, make_result
+from .cutoff import cutoff_scope
 from .errors import UnsupportedToolProtocolError
 from .python_tool import PythonCallableProtocol, callable_reference, import_callable
 from .subprocess_tool import SubprocessProtocol, render_command_line
@@ -76,6 +77,11 @@ class ToolDispatcher:
         if inspect.iscoroutinefunction(handler.execute):
             done: ToolExecutionResult = await handler.execute(prepared, payload, func)
             return done
-        result = await run_in_thread(handler.execute, prepared, payload, func, name="noesis_nb-tool")
+        with cutoff_scope() as calls:
+            try:
+                result = await run_in_thread(handler.execute, prepared, payload, func, name="noesis_nb-tool")
+            except BaseException:  # cancelled (an interrupt, Stop): its processes die before the cancellation goes on
+                calls.cut()  # to record the outcome unknown and seal the run: nothing of the tool outlives the seal
+                raise
         finished: ToolExecutionResult = await result if inspect.isawaitable(result) else result
         return finished

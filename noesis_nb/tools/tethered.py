@@ -25,10 +25,13 @@ import selectors
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+
+from . import cutoff
 
 __all__ = ["TetheredRun", "run_tethered"]
 
@@ -86,15 +89,25 @@ def _release(watch: tuple[subprocess.Popen[bytes], int] | None, *, kill_group: b
 def run_tethered(argv: list[str], *, cwd: str | None, env: Mapping[str, str] | None, timeout: float | None) -> TetheredRun:
     """Run ``argv`` to the end (or ``timeout`` seconds), output decoded as UTF-8 with replacement.
 
-    Blocks the calling thread (callers run it off the event loop). Raises OSError when ``argv`` cannot start."""
-    if _subreaper_possible():
-        done = _run_watched(argv, cwd=cwd, env=env, timeout=timeout)
-        if done is not None:
-            return done
-    return _run_grouped(argv, cwd=cwd, env=env, timeout=timeout)
+    Blocks the calling thread (callers run it off the event loop). Raises OSError when ``argv`` cannot start, or
+    when the tool call it belongs to was cut off (``cutoff``): a cut kills the tool and all it started from the
+    thread that cuts, and waits until this returns."""
+    with cutoff.held_place(argv[0]) as place:
+        if _subreaper_possible():
+            done = _run_watched(argv, cwd=cwd, env=env, timeout=timeout, place=place)
+            if done is not None:
+                return done
+        return _run_grouped(argv, cwd=cwd, env=env, timeout=timeout, place=place)
 
 
-def _run_grouped(argv: list[str], *, cwd: str | None, env: Mapping[str, str] | None, timeout: float | None) -> TetheredRun:
+def _run_grouped(
+    argv: list[str],
+    *,
+    cwd: str | None,
+    env: Mapping[str, str] | None,
+    timeout: float | None,
+    place: cutoff.Place = cutoff.NO_PLACE,
+) -> TetheredRun:
     """The tool in the process group a ``/bin/sh`` watchdog leads (where no subreaper can watch it)."""
     watch = _watchdog()
     group = watch[0].pid if watch is not None else None
@@ -113,18 +126,34 @@ def _run_grouped(argv: list[str], *, cwd: str | None, env: Mapping[str, str] | N
     except BaseException:
         _release(watch, kill_group=False)
         raise
+    place.arm(lambda: _kill_now(proc, group))
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
+        place.arm(_nothing)  # killed here (the watchdog reaped after: its id may then name another group)
         _kill(proc, watch)
         out, err = proc.communicate()
         return TetheredRun(None, out or "", err or "")
     except BaseException:  # interrupted while waiting: the tool does not outlive the wait
+        place.arm(_nothing)
         _kill(proc, watch)
         proc.wait()
         raise
+    place.arm(_nothing)  # ended: its group's id may name another group once the watchdog is reaped
     _release(watch, kill_group=False)
     return TetheredRun(proc.returncode, out or "", err or "")
+
+
+def _kill_now(proc: subprocess.Popen[str], group: int | None) -> None:
+    """Kill the tool's group (the watchdog, not reaped yet, keeps its id), else the tool (a cut from another thread)."""
+    if group is not None:
+        _killpg(group)
+    elif proc.returncode is None:
+        proc.kill()
+
+
+def _nothing() -> None:
+    return None
 
 
 def _kill(proc: subprocess.Popen[str], watch: tuple[subprocess.Popen[bytes], int] | None) -> None:
@@ -163,11 +192,19 @@ def _subreaper_possible() -> bool:
     )
 
 
-def _run_watched(argv: list[str], *, cwd: str | None, env: Mapping[str, str] | None, timeout: float | None) -> TetheredRun | None:
+def _run_watched(
+    argv: list[str],
+    *,
+    cwd: str | None,
+    env: Mapping[str, str] | None,
+    timeout: float | None,
+    place: cutoff.Place = cutoff.NO_PLACE,
+) -> TetheredRun | None:
     """The tool under the Linux watchdog; None when the watchdog could not start (the tool did not either)."""
     watched = _Watched.start(argv, cwd, env)
     if watched is None:
         return None
+    place.arm(watched.kill)  # a cut from another thread: the watchdog kills the tree, the pump below sees it end
     timed_out = False
     try:
         if not watched.pump(None if timeout is None else time.monotonic() + timeout):
@@ -189,6 +226,7 @@ class _Watched:
 
     def __init__(self, dog: subprocess.Popen[bytes], control: int, status: int, out: int, err: int) -> None:
         self.dog, self.control = dog, control
+        self._control_lock = threading.Lock()  # ``kill`` may come from another thread (a cut) than ``end``
         self.status, self.out, self.err = bytearray(), bytearray(), bytearray()
         self.open = {status: self.status, out: self.out, err: self.err}
 
@@ -252,19 +290,21 @@ class _Watched:
 
     def kill(self) -> None:
         """End of file on the control pipe: the watchdog kills every descendant and reports."""
-        if self.control >= 0:
-            os.close(self.control)
-            self.control = -1
+        self._close_control()
         try:
             self.dog.send_signal(signal.SIGCONT)  # a watchdog the tool stopped acts all the same
         except OSError:
             pass
 
+    def _close_control(self) -> None:
+        with self._control_lock:
+            if self.control >= 0:
+                os.close(self.control)
+                self.control = -1
+
     def end(self) -> None:
         """Reap the watchdog once it finished (killing its session first if it died or hangs without reporting)."""
-        if self.control >= 0:  # after its report this changes nothing; else it is asked to kill the tree
-            os.close(self.control)
-            self.control = -1
+        self._close_control()  # after its report this changes nothing; else it is asked to kill the tree
         exited = self._exited(time.monotonic() + _DOG_WAIT_S)
         for fd, sink in self.open.items():
             if sink is self.status and exited:  # its last words, written before it exited
