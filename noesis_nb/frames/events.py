@@ -12,8 +12,10 @@ import pandas as pd
 
 from .._keywords import keywords_named
 from ..errors import InvalidOptionError
+from ..secrets.display import environ_hidden
 from ..secrets.quoted import keys_hidden, quoted
 from ..store.phases import KNOWN_PHASES
+from . import _arrays
 from .columns import EVENT_COLUMNS, Column, check_columns
 from .eventblocks import load_events
 from .gcpause import without_gc
@@ -74,6 +76,9 @@ def events_df(
     refs = distinct_runs(named_runs(refs, problems), problems)
     loaded = load_events(refs, problems, extras=extras, use_cache=cache, show_progress=progress)
     df = loaded.frame()
+    hidden = environ_hidden(list(df["payload"]))  # what runs written here hold of this process's environment's secrets
+    if hidden is not None:
+        df["payload"] = _arrays.objects(hidden)
     mask = None
     if keep is not None:
         mask = df["phase"].isin(keep).to_numpy()

@@ -39,7 +39,7 @@ import orjson
 
 from .._cachedir import cache_root, read_cached, remove_cached, write_cached
 from ..secrets import known_everywhere
-from ..secrets.environ import environ_read
+from ..secrets.environ import environ_secrets
 from ..store.seal import seal_key
 from .cache import on_clear
 from .fs import settled
@@ -312,11 +312,11 @@ _ENVIRON: tuple[frozenset[str], bytes] = (frozenset(), hashlib.sha256(b"").hexdi
 
 
 def _environ_version() -> bytes:
-    """A digest of the environment's secrets as last read (``secrets.environ``): views hide them (``known_shown``)
+    """A digest of the environment's secrets now (``secrets.environ``): views hide them (``known_shown``)
     while the index stays in use in a process holding them, so rows made by a process holding another set of them
     (one without a variable shows its value in clear) are not taken for this one's. Within the tag's HMAC only."""
     global _ENVIRON
-    env = environ_read()
+    env = environ_secrets()
     if _ENVIRON[0] is not env:
         _ENVIRON = (env, hashlib.sha256("\0".join(sorted(env)).encode()).hexdigest().encode() + b"\n")
     return _ENVIRON[1]

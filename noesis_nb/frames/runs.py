@@ -14,6 +14,8 @@ from .._keywords import keywords_named
 from ..cost import Pricer
 from ..errors import InvalidOptionError
 from ..secrets import quoted, shown, shown_cut
+from ..secrets.display import environ_hidden
+from ..secrets.environ import environ_secrets
 from ..secrets.records import shown_value
 from ..store.artifacts import verify_manifest
 from ..store.facts import run_facts
@@ -185,7 +187,8 @@ def _load(
                     if record["calls_from"] != "summary" or not sums_hide_priced_parts(record, memo):
                         continue
                 problems.extend(calls_from_events(record))
-        key = (tuple((c.name, c.path, id(c.fn), c.type) for c in extras), memo.version)
+        # the frame hides the environment's secrets as they are now (``environ_hidden``): a new set, a new frame
+        key = (tuple((c.name, c.path, id(c.fn), c.type) for c in extras), memo.version, environ_secrets())
         hit = MEMO.get(("runs", key), tuple(records)) if cache else None
         if hit is None:
             df, odd = hit = _frame(records, extras, pricer)
@@ -562,16 +565,21 @@ def _frame(records: list[RunRecord], extras: tuple[Column, ...], prices: Pricer)
         elif name in TOKEN_COLUMNS:  # sums of whole counts, as nullable integers
             data[name] = _arrays.counts(usage[name].to_numpy(dtype=float, na_value=np.nan))
         else:
-            data[name] = _arrays.series_of(kind, [row[name] for row in rows])
+            values = [row[name] for row in rows]
+            if name in _FREE_TEXT:  # (the environment's secrets of this process: a run written here shows them too)
+                values = environ_hidden(values) or values
+            data[name] = _arrays.series_of(kind, values)
     data["duration_s"] = data["duration_s"].fillna((data["ended_at"] - data["started_at"]).dt.total_seconds())
     tag_keys = sorted({k for row in rows for k in row["tags"]}, key=str)
     for key in tag_keys:
-        data[f"tags_{key}"] = _arrays.series_of("object", [row["tags"].get(key) for row in rows])
+        values = [row["tags"].get(key) for row in rows]
+        data[f"tags_{key}"] = _arrays.series_of("object", environ_hidden(values) or values)
     odd: list[LoadProblem] = []
     for column in extras:  # a later one of the same name replaces an earlier, as assigning it did
         data.pop(column.name, None)
         # any part of the run's files: redacted unless noesis_nb screened them as it wrote them
         values = [_as_shown(column.value(_view(r)), r) for r in records]
+        values = environ_hidden(values) or values
         data[column.name], found = extra_series(column, values, [r["ref"].fs.url(r["ref"].path) for r in records])
         odd.extend(found)
     df = pd.DataFrame(data, index=pd.RangeIndex(len(records)), copy=False)  # every Series has this index already

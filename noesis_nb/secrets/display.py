@@ -6,13 +6,16 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, TypeVar, overload
 
-from .guard import known_shown, run_ids, scrub_text
+import orjson
+
+from .environ import environ_secrets
+from .guard import RunSecrets, known_shown, run_ids, scrub_text
 from .known import for_text
 from .names import REDACTED_VALUE
 from .scan import outside_kept, replaced_around
 from .text import find_in_text, might_contain
 
-__all__ = ["SCAN_MARGIN", "shown", "shown_start", "shown_cut", "shown_repr"]
+__all__ = ["SCAN_MARGIN", "shown", "shown_start", "shown_cut", "shown_repr", "environ_hidden"]
 
 SCAN_MARGIN = 8192  # longer than any secret a detector finds or a person hands over
 
@@ -68,3 +71,32 @@ def shown_repr(obj: Any) -> str:
     ``Decision`` or a ``Steer`` prints into the notebook holds what was typed, minus its secrets."""
     parts = ", ".join(f"{f.name}={getattr(obj, f.name)!r}" for f in dataclasses.fields(obj) if f.repr)
     return shown(f"{type(obj).__name__}({parts})")
+
+
+_ENVIRON: tuple[frozenset[str], RunSecrets] = (frozenset(), RunSecrets())
+
+
+def environ_hidden(values: list[Any]) -> list[Any] | None:
+    """``values`` (a frame's column: texts, JSON values) with the secrets of this process's environment hidden, or
+    None when they hold none (one JSON pass over all of them). A run noesis_nb screened as it wrote it is read as it
+    is, but the process that wrote it may not have held the variables this one holds: a frame hides those as
+    ``shown`` does (through the same hunt a run makes of them, ``RunSecrets``)."""
+    global _ENVIRON
+    env = environ_secrets()
+    if not env:
+        return None
+    if _ENVIRON[0] is not env:
+        guard = RunSecrets()
+        guard.learn_environ(env)
+        _ENVIRON = (env, guard)
+    guard = _ENVIRON[1]
+    if not guard.values:
+        return None
+    try:
+        blob = orjson.dumps(values, default=str)
+    except (TypeError, orjson.JSONEncodeError):  # a key that is no text: each value scrubbed
+        blob = None
+    if blob is not None and not guard._holds(blob):
+        return None
+    out = [guard.scrub(value) for value in values]
+    return out if any(a is not b for a, b in zip(out, values)) else None

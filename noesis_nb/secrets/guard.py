@@ -41,7 +41,7 @@ from .disguise import (
     reads_differently,
     written_end,
 )
-from .environ import environ_read, environ_secrets
+from .environ import environ_secrets
 from .joined import chunk_texts, split_secrets
 from .known import SEARCHED, Known, for_text, replaced, spans
 from .names import REDACTED_VALUE, hunted, looks_like_credential
@@ -661,7 +661,7 @@ def known_everywhere() -> tuple[str, ...]:
     stays trusted while a process only holds those, ``frames.runindex``), longest first."""
     global _UNION, _UNION_ENV
     version, values = _UNION
-    env = environ_read()  # the environment's secrets, learned by every run: ``known_shown`` adds them
+    env = environ_secrets()  # the environment's secrets, learned by every run: ``known_shown`` adds them
     if version != _VERSION or _UNION_ENV is not env:  # (a value the environment no longer holds is kept here)
         with _REGISTRY_LOCK:
             guards = list(_REGISTRY.values())
@@ -675,9 +675,10 @@ _SHOWN: tuple[tuple[str, ...], frozenset[str], tuple[str, ...]] = ((), frozenset
 
 
 def known_shown() -> tuple[str, ...]:
-    """``known_everywhere`` and the environment's secrets as last read (``environ``): what a view hides."""
+    """``known_everywhere`` and the environment's secrets as it is now (``environ``, read again when it changed: a
+    variable ``load_dotenv()`` sets after import is hidden before any run starts): what a view hides."""
     global _SHOWN
-    known, env = known_everywhere(), environ_read()
+    known, env = known_everywhere(), environ_secrets()
     last = _SHOWN
     if last[0] is known and last[1] is env:
         return last[2]
