@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from .._jsonio import atomic_write_bytes, dumps_line
-from ..secrets.scan import shaped
 from ..secrets.streamed import redact_streams
 from ..store.paths import run_path
 
@@ -35,7 +34,7 @@ def sweep_recovered_streams(rec: Recorder, *, reopen: bool = False) -> bool:
     """
     events = rec.events
     copies = [dict(e) for e in events]
-    found = redact_streams(copies, shaped)
+    found = redact_streams(copies, rec.secrets.streamed_find)  # the detectors' finds and the run's known values
     if found:
         rec.secrets.learn(found)
     changed: dict[str, tuple[Any, Any]] = {}  # event id -> (payload as written, payload redacted)

@@ -49,7 +49,7 @@ from .scan import distinct_key, learned, redact, shaped
 from .streamed import DELTA_KEYS, Streams, set_at, streamed_piece, text_at
 from .text import chunk_runs, find_in_text, flat_might_contain, lists_joined, payload_might_contain
 
-__all__ = ["RunSecrets", "for_run", "known_everywhere", "known_shown", "MIN_HUNTED"]
+__all__ = ["RunSecrets", "for_run", "known_everywhere", "known_shown", "known_of", "MIN_HUNTED"]
 
 MIN_HUNTED = 6
 _OPTS = orjson.OPT_NON_STR_KEYS
@@ -219,7 +219,8 @@ class RunSecrets:
         alone = text_at(out, where)
         if alone is None:
             return out
-        shown, found = self._streams.piece(event_id, phase, where, text, alone, shaped)
+        known = self._known if self._known.levels else None  # the values ``screen`` hunts in each event's texts
+        shown, found = self._streams.piece(event_id, phase, where, text, alone, shaped, known)
         if found:
             self.learn(found)
             with self._lock:
@@ -273,6 +274,11 @@ class RunSecrets:
     def _known_in(self, text: str) -> set[str]:
         return self._known.found_in(text)
 
+    def streamed_find(self, text: str) -> set[str]:
+        """The secrets the detectors find in ``text`` and the known values in it: a stream's pieces joined, read at the
+        seal or when a continued run reads a killed process's log (``runtime.recovered_streams``)."""
+        return shaped(text) | self._known.found_in(text)
+
     def _scrub_split(self, items: list[Any]) -> list[Any]:
         """``items`` with the parts of a known value split across its strings, or across the texts of its chunk
         records, replaced (as ``scan`` does for the values its detectors find)."""
@@ -297,8 +303,8 @@ class RunSecrets:
         With ``reopen`` the recorder's open events writer is closed around the rewrite and replaced
         by a new one on the new file (sharing its lock). Returns the files rewritten.
         """
-        if recorder is not None:  # the streams' last pieces, read with nothing after them
-            self.learn(self._streams.flush(shaped))
+        if recorder is not None:  # the streams' last pieces, read with nothing after them (for known values too)
+            self.learn(self._streams.flush(self.streamed_find))
         if not self.values and not self._streams.noted:  # (a streamed value under 6 characters is noted, not learned)
             return []
         self.late = False
@@ -459,7 +465,7 @@ def scrub_text(text: str, values: Iterable[str] | Known) -> str:
     if not isinstance(values, Known):
         values = tuple(values)
         small = len(values) * len(text) <= SEARCHED  # bounded work searched value by value, the cache kept
-        known = for_text(text, values) if small else _known_of(values)
+        known = for_text(text, values) if small else known_of(values)
     else:
         known = values
     if not known.levels:
@@ -478,7 +484,7 @@ def _in_names(value: str, names: Iterable[str]) -> bool:
     return any(value in name for name in names) and not find_in_text(value)
 
 
-def _known_of(values: tuple[str, ...]) -> Known:
+def known_of(values: tuple[str, ...]) -> Known:
     """The ``Known`` of a tuple of values; the last one is kept (a view passes ``known_everywhere()`` each time)."""
     global _LAST
     last = _LAST

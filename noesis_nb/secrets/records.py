@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from .display import shown
-from .guard import RunSecrets
+from .guard import RunSecrets, known_of, known_shown
 from .scan import redact, shaped
 from .streamed import redact_streams
 from .text import find_in_text, flat_might_contain, payload_might_contain
@@ -42,7 +42,10 @@ def shown_records(records: list[Any]) -> None:
     A secret found in one event is redacted in every event of the run, before it as after it (``psql connected
     as bob (<password>)`` beside the ``export PGPASSWORD=…`` that names it), as a live run does with what it learns."""
     records = [r for r in records if type(r) is dict]
-    found = redact_streams(records, shaped)  # a key streamed one delta per event, read as given
+    # a key streamed one delta per event, read as given; a value this process knows too (``known_shown``)
+    known = known_shown()
+    hunt = known_of(known).found_in if known else None
+    found = redact_streams(records, shaped if hunt is None else lambda text: shaped(text) | hunt(text))
     _shown_each(records, found)
     if found:
         learned = RunSecrets()

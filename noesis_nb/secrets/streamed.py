@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .joined import chunk_text
-from .known import replaced, spans
+from .known import Known, replaced, spans
 from .names import REDACTED_VALUE
 from .text import KEYWORDS_STR
 
@@ -80,17 +80,29 @@ class Streams:
         self._lock = threading.Lock()
         self._streams: dict[tuple[str, Where], _Stream] = {}
         self.noted: dict[str, tuple[Where, _Piece, Spans]] = {}  # event id -> its piece and the spans to redact
+        self._pairs: tuple[Known | None, frozenset[str]] = (None, frozenset())  # the known values' character pairs
 
     def piece(
-        self, event_id: str, phase: str, where: Where, text: str, alone: str, find: Callable[[str], set[str]]
+        self,
+        event_id: str,
+        phase: str,
+        where: Where,
+        text: str,
+        alone: str,
+        find: Callable[[str], set[str]],
+        known: Known | None = None,
     ) -> tuple[str, set[str]]:
         """``(shown, found)``: the new piece as written (``alone``, its text screened by itself) with its part of a
         secret redacted, and the secrets found in the pieces joined, as given (a piece redacted alone hides nothing
         of a key from the next one).
 
-        The pieces are read joined only when a secret may cross into the new one: a keyword (``password``,
-        ``token``, ``://``…) ended at most ``_NEAR`` characters before its end, or a run of 20+ token characters
-        goes on into it; other pieces (prose) cost a few string operations."""
+        The pieces are read joined by ``find`` (the detectors) only when a secret may cross into the new one: a
+        keyword (``password``, ``token``, ``://``…) ended at most ``_NEAR`` characters before its end, or a run of 20+
+        token characters goes on into it; other pieces (prose) cost a few string operations. ``known`` (the values the run
+        knows: the environment's secrets, what it learned; hunted as ``screen`` hunts them) is searched at each piece in
+        the pieces that end with it and reach back the longest value's length, when the two characters where it meets
+        the stream stand side by side in one of them: a known value needs no keyword nor a key's characters
+        (``Sunset!Harbor2024``)."""
         if len(text) > TAIL:
             return alone, set()
         new = _Piece(event_id, text, alone)
@@ -101,6 +113,7 @@ class Streams:
             lead = len(text) - len(text.lstrip(_TOKEN))
             crossing = lead > 0 and stream.run + lead >= _GOES_ON
             stream.run = stream.run + len(text) if lead == len(text) else len(text) - len(text.rstrip(_TOKEN))
+            pair = stream.end[-1:] + text[:1]  # where the new piece meets the stream: inside a value crossing into it
             near = stream.end + text
             ends = [m.end() for m in _KEYWORD.finditer(near.lower())]
             stream.since = len(near) - ends[-1] if ends else stream.since + len(text)
@@ -110,17 +123,41 @@ class Streams:
             while len(stream.pieces) > 1 and stream.size > TAIL:
                 stream.size -= len(stream.pieces.popleft().text)
             items = list(stream.pieces) if len(stream.pieces) > 1 and (crossing or stream.since <= _NEAR) else None
-        if items is None:
-            return alone, set()
-        texts = _window([p.text for p in items], _NEAR)
-        found, cuts = _cuts(texts, find, final=False)
+            every = None
+            if known is not None and len(stream.pieces) > 1 and pair in self._known_pairs(known):
+                every = _reaching(stream.pieces, known)
+        found: set[str] = set()
+        # a whole value found is whole: no piece can make it longer (the pieces are placed only when one is found)
+        if every is not None and known is not None and known.found_in("".join([p.text for p in every])):
+            texts = [p.text for p in every]
+            values, cuts = _cuts(texts, known.found_in, final=True)
+            found |= values
+            self._place(where, every, texts, cuts, new)
+        if items is not None:
+            texts = _window([p.text for p in items], _NEAR)
+            values, cuts = _cuts(texts, find, final=False)
+            found |= values
+            self._place(where, items, texts, cuts, new)
+        return new.shown(new.written), found
+
+    def _known_pairs(self, known: Known) -> frozenset[str]:
+        """Every two characters side by side in a known value: a value a new piece ends, begun before it, holds the
+        stream's last character and the piece's first so (one set lookup rules out most pieces)."""
+        pairs = self._pairs
+        if pairs[0] is not known:
+            values = [value for level in known.levels for value in level.values]
+            pairs = self._pairs = (known, frozenset(v[i : i + 2] for v in values for i in range(len(v) - 1)))
+        return pairs[1]
+
+    def _place(self, where: Where, items: list[_Piece], texts: list[str], cuts: dict[int, Spans], new: _Piece) -> None:
+        """The spans ``cuts`` gives the last ``texts`` of ``items``: the new piece's redacted as it is written, the
+        earlier ones' noted for the sweep."""
         for i, ranges in cuts.items():
             piece = items[i + len(items) - len(texts)]
             if piece is new:
                 new.written = spans(new.written + ranges)
             else:
                 self._note(where, piece, ranges)
-        return new.shown(new.written), found
 
     def flush(self, find: Callable[[str], set[str]]) -> set[str]:
         """Read each stream's last pieces with their end as the end (nothing follows): the secrets found."""
@@ -265,6 +302,19 @@ def _own_spans(text: str, alone: str) -> Spans | None:
             out.append((pos, at))
         pos = at + len(chunk)
     return out
+
+
+def _reaching(pieces: deque[_Piece], known: Known) -> list[_Piece] | None:
+    """The last pieces, back to the one a known value ending in the last one could start in (the longest value's
+    length before its end); None when the last piece is all of them (it was screened alone)."""
+    reach = max(level.longest for level in known.levels) - 1 + len(pieces[-1].text)
+    out: list[_Piece] = []
+    for piece in reversed(pieces):
+        out.append(piece)
+        reach -= len(piece.text)
+        if reach <= 0:
+            break
+    return out[::-1] if len(out) > 1 else None
 
 
 def _window(texts: list[str], near: int) -> list[str]:
