@@ -68,3 +68,4 @@ def test_the_end_says_the_agent_did_not_continue(
     replay = ReplayView(run_dir)
     replayed = _end_line(replay.view)
     assert WORDS in replayed and "argv" not in replayed, replayed
+    assert f"`{WORDS}`" in (ROOT / "README.md").read_text()  # as the README says a resume from disk ends
