@@ -37,7 +37,7 @@ from ..tools.errors import PreparedToolInvocationNotFoundError
 from .episode import Episode, EpisodeOptions
 from .gate import Decision, check_decision_options, tell_if_overruled, to_decision
 from .handle import EpisodeHandle
-from .interrupt import interrupted, watch_interrupts
+from .interrupt import held_interrupts, interrupted, watch_interrupts
 from .recorder import Recorder
 from .registry import forget, live_handles, register
 from .resolve import refuse_non_adapter, resolve_using
@@ -419,8 +419,10 @@ def solve(task: str, using: Any, **opts: Any) -> str:
     same id back, with a warning that the await waited for nothing: ``start`` returns at once in a notebook).
     An interrupt (Ctrl-C, the kernel's ■) cancels the episode, which seals its run ``cancelled``,
     and raises ``EpisodeInterrupted`` saying so."""
-    episode = create_episode(task, using, runs_dir=opts.pop("runs_dir", None), wait_for_human=False, **opts)
+    with held_interrupts() as held:  # an interrupt now comes once the run exists, to be sealed cancelled
+        episode = create_episode(task, using, runs_dir=opts.pop("runs_dir", None), wait_for_human=False, **opts)
     try:
+        held.deliver()
         run_sync(episode.run())
     except KeyboardInterrupt as exc:
         if exc is episode.error:  # the adapter's own, raised again after its run was sealed (or left paused): as is

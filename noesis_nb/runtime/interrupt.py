@@ -27,7 +27,14 @@ from ..store import is_sealed
 if TYPE_CHECKING:
     from .episode import Episode
 
-__all__ = ["InterruptWatch", "watch_interrupts", "interrupted", "interrupts_noted", "killed_by_interrupt"]
+__all__ = [
+    "InterruptWatch",
+    "watch_interrupts",
+    "held_interrupts",
+    "interrupted",
+    "interrupts_noted",
+    "killed_by_interrupt",
+]
 
 
 class InterruptWatch:
@@ -102,6 +109,49 @@ def watch_interrupts() -> Iterator[InterruptWatch]:
             if signal.getsignal(signal.SIGINT) is _on_sigint:  # someone who came later keeps theirs
                 signal.signal(signal.SIGINT, _state.previous)
             _state.previous = None
+
+
+class HeldInterrupt:
+    """A SIGINT held back while a run was created (``held_interrupts``): ``deliver`` hands it on afterwards."""
+
+    def __init__(self) -> None:
+        self.previous: Any = None
+        self.seen = False
+
+    def note(self, signum: int, frame: FrameType | None) -> None:
+        self.seen = True
+
+    def deliver(self) -> None:
+        """Hand a held SIGINT to the handler it was held from: the default one raises KeyboardInterrupt here."""
+        if not self.seen:
+            return
+        self.seen = False
+        previous = self.previous
+        if previous == signal.SIG_DFL or previous is None:
+            signal.default_int_handler(signal.SIGINT, None)
+        elif callable(previous):
+            previous(signal.SIGINT, None)
+
+
+@contextmanager
+def held_interrupts() -> Iterator[HeldInterrupt]:
+    """Hold a SIGINT back while the body runs (a new run's folder, lock and first files: made whole or not at all,
+    never left half made, locked, by a KeyboardInterrupt landing between two of their writes); the caller then
+    ``deliver``s it, once the run exists to be sealed ``cancelled``. Only on the main thread, where signals land."""
+    held = HeldInterrupt()
+    if threading.current_thread() is not threading.main_thread():
+        yield held
+        return
+    try:
+        held.previous = signal.signal(signal.SIGINT, held.note)
+    except (ValueError, OSError):  # not allowed here (an embedded interpreter): nothing held
+        yield held
+        return
+    try:
+        yield held
+    finally:
+        if signal.getsignal(signal.SIGINT) == held.note:  # someone who came later keeps theirs
+            signal.signal(signal.SIGINT, held.previous)
 
 
 def interrupted(episode: Episode) -> EpisodeInterrupted:
