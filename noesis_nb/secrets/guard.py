@@ -248,9 +248,33 @@ class RunSecrets:
         return scrub_text(text, known)
 
     def scrub(self, value: Any) -> Any:
-        """``value`` with the known secrets replaced in every string; the same object when nothing changes."""
+        """``value`` with the known secrets replaced in every string; the same object when nothing changes.
+
+        A document (state, summary, a record) whose JSON text shows no sign of a known value (``_may_hold``) is
+        not read string by string: each string's search (whole values, cut-off ones, escapes) cost ~30 us, and
+        a run holding an environment's secret scrubbed its ~400 strings at each state and summary write."""
         if not self.values:
             return value
+        if isinstance(value, str):
+            return self.scrub_text(value)
+        if isinstance(value, (Mapping, list, tuple)) and not self._may_hold(value):
+            return _as_scrubbed(value)
+        return self._scrub(value)
+
+    def _may_hold(self, value: Any) -> bool:
+        """Whether scrubbing ``value`` may change a string of it: its JSON text holds the escaped first characters of
+        a known value, a disguise one may hide behind, or strings of a list that joined may hold one (``screen``'s
+        test, and a value holding a space split there: ``split_secrets`` also joins the strings with a space)."""
+        try:
+            blob = orjson.dumps(value, option=_OPTS)
+        except (TypeError, orjson.JSONEncodeError):  # (an object no JSON writer takes: each string is read)
+            return True
+        # (``\b``: a backspace, written so and not as ``\u0008``, reads as nothing: a value it splits is read joined)
+        if self._known.holds(blob) or _disguised_json(blob) or blob.find(b"\\b") >= 0 or self._split_in(value, blob):
+            return True
+        return (blob.find(b'","') >= 0 or blob.find(b"},{") >= 0) and any(" " in v for v in self.values)
+
+    def _scrub(self, value: Any) -> Any:
         if isinstance(value, str):
             return self.scrub_text(value)
         if isinstance(value, Mapping):
@@ -260,14 +284,14 @@ class RunSecrets:
                 name = self.scrub_text(key) if isinstance(key, str) else key
                 if name != key or name in items:  # a known value used as a key, or the name it took
                     name = distinct_key(items, name)
-                items[name] = scrubbed = self.scrub(item)
+                items[name] = scrubbed = self._scrub(item)
                 same = same and name == key and scrubbed is item
             return value if same else items
         if isinstance(value, (list, tuple)):
             items_l = list(value)
             if len(items_l) > 1:  # on the strings as given: a piece scrubbed first (a value's cut-off start) hides the rest
                 items_l = self._scrub_split(items_l)
-            items_l = [self.scrub(v) for v in items_l]
+            items_l = [self._scrub(v) for v in items_l]
             return value if all(a is b for a, b in zip(items_l, value)) and isinstance(value, list) else items_l
         return value
 
@@ -415,6 +439,26 @@ class RunSecrets:
                 recorder.replace_writer()
         writer.close()
         return True
+
+
+def _as_scrubbed(value: Any) -> Any:
+    """What ``RunSecrets.scrub`` returns for a value none of whose strings changes: the value itself, or, where it
+    holds a tuple or a mapping that is no dict, a copy with those as a list and a dict (as scrubbing writes them)."""
+    kind = type(value)
+    if kind is dict or (kind is not list and isinstance(value, Mapping)):
+        same = kind is dict or isinstance(value, dict)
+        items: dict[Any, Any] = {}
+        for key, item in value.items():
+            items[key] = new = item if type(item) in _LEAVES else _as_scrubbed(item)
+            same = same and new is item
+        return value if same else items
+    if kind is list or isinstance(value, (list, tuple)):
+        items_l = [v if type(v) in _LEAVES else _as_scrubbed(v) for v in value]
+        return value if isinstance(value, list) and all(a is b for a, b in zip(items_l, value)) else items_l
+    return value
+
+
+_LEAVES = frozenset({str, int, float, bool, type(None)})  # (a subclass of one goes the long way: it may be a container)
 
 
 def _replace(text: str, parts: Iterable[str]) -> str:
