@@ -13,6 +13,8 @@ import pandas as pd
 from .._jsonkeys import repeated_reason, screened
 from .._keywords import keywords_named
 from ..secrets import redact
+from ..secrets.display import environ_hidden
+from ..secrets.environ import environ_secrets
 from ..secrets.quoted import quoted
 from ..secrets.records import shown_value
 from ..store.layout import PREPARED_DIRS
@@ -52,6 +54,7 @@ from .waits import PAUSE_NAMES, PauseSpans, draft_wait, pause_kind
 _TOOL = RULES["tool"]
 
 __all__ = ["tools_df", "tool_label", "UNDECIDED", "ABANDONED", "INVALID", "DENIED", "REQUESTED", "LOST"]
+_FREE_TEXT = ("approver_id", "decision_reason")  # text a person or a policy wrote: may hold what the environment keeps secret
 
 
 def tool_label(tool: Any) -> str | None:
@@ -540,16 +543,22 @@ def tools_df(
     ]
     for _, _, run_problems in runs:
         problems.extend(run_problems)
-    memo_key = ("tools", tuple((c.name, c.path, id(c.fn), c.type) for c in extras), tuple(r.path for r in refs))
+    # the frame hides the environment's secrets as they are now (``environ_hidden``, as runs_df): a new set, a new frame
+    extras_key = tuple((c.name, c.path, id(c.fn), c.type) for c in extras)
+    memo_key = ("tools", extras_key, tuple(r.path for r in refs), environ_secrets())
     hit = MEMO.get(memo_key, tuple(runs)) if cache else None
     if hit is None:
         rows = [row for run in runs for row in run[0]]
         records = [record for run in runs for record in run[1]]
-        df = pd.DataFrame({name: _arrays.series_of(kind, [r[name] for r in rows]) for name, (kind, _) in TOOL_COLUMNS.items()})
+        data = {name: [r[name] for r in rows] for name in TOOL_COLUMNS}
+        for name in _FREE_TEXT:
+            data[name] = environ_hidden(data[name]) or data[name]
+        df = pd.DataFrame({name: _arrays.series_of(kind, data[name]) for name, (kind, _) in TOOL_COLUMNS.items()})
         odd: list[LoadProblem] = []
         places = [ref.fs.url(ref.file("tool_invocations")) for ref, run in zip(refs, runs) for _ in run[1]]
         for column in extras:
-            df[column.name], found = extra_series(column, [column.value(r) for r in records], places)
+            values = [column.value(r) for r in records]
+            df[column.name], found = extra_series(column, environ_hidden(values) or values, places)
             odd.extend(found)
         hit = (df, odd)
         if cache:

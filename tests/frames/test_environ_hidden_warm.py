@@ -44,3 +44,19 @@ def test_payloads_hidden_once_per_load_and_environment(tmp_path, monkeypatch: py
     assert _VALUE not in third and len(calls) == 2
     monkeypatch.setenv("DB_PASSWORD", "Another!Secret2025qq")  # another environment: searched again
     assert "Another!Secret2025qq" not in payloads() and len(calls) == 3
+
+
+def test_tools_df_hides_the_environment_secrets_in_what_people_wrote(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reason a reviewer typed holding a value this process keeps secret (written by a process without it) is hidden
+    in tools_df as runs_df and events_df hide it (it was shown in clear before)."""
+    from .runkit import writer_adapter
+
+    root = str(tmp_path / "runs")
+    monkeypatch.delenv("DB_PASSWORD", raising=False)
+    episode = nb.solve("write a file", using=writer_adapter, runs_dir=root, approver="ask")
+    nb.reject_draft(episode, approver_id="ops", reason=f"not with {_VALUE} in it", runs_dir=root)
+    clear_cache()
+    assert _VALUE in " ".join(map(str, nb.tools_df(root)["decision_reason"]))  # the run holds it as written
+    monkeypatch.setenv("DB_PASSWORD", _VALUE)
+    reasons = " ".join(map(str, nb.tools_df(root)["decision_reason"]))
+    assert _VALUE not in reasons and reasons.startswith("not with [REDACTED")
