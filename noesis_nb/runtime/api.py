@@ -401,8 +401,8 @@ async def solve_async(task: str, using: Any, **opts: Any) -> str:
     """Run an episode to its end (or to a pause for a human) on this loop; returns the episode id.
 
     ``using`` may be given by position, as for ``start`` (``ns.solve`` keeps Noēsis' keyword-only form)."""
-    episode = create_episode(task, using, runs_dir=opts.pop("runs_dir", None), wait_for_human=False, **opts)
-    with watch_interrupts() as watch:
+    with watch_interrupts() as watch:  # before the run is made: an interrupt then cancels its first step
+        episode = create_episode(task, using, runs_dir=opts.pop("runs_dir", None), wait_for_human=False, **opts)
         try:
             await episode.run()
         except asyncio.CancelledError:

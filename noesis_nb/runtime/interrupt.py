@@ -45,7 +45,28 @@ class InterruptWatch:
 
     @property
     def seen(self) -> bool:
-        return _state.count > self._start
+        return _state.count > self._start or _kernel_interrupted()
+
+
+def _kernel_interrupted() -> bool:
+    """Whether ipykernel's SIGINT handler of the async cell running (its ``handle_sigint``) noted the interrupt: one
+    in the cell's first milliseconds comes before any watch began, and its cancellation lands later, in the episode.
+    The handler sets a future of its closure to 1 before it cancels the cell; any other handler says nothing here."""
+    handler = signal.getsignal(signal.SIGINT)
+    if handler is _on_sigint:
+        handler = _state.previous
+    if getattr(handler, "__name__", None) != "handle_sigint" or not str(getattr(handler, "__module__", "")).startswith(
+        "ipykernel"
+    ):
+        return False
+    for cell in getattr(handler, "__closure__", None) or ():
+        try:
+            value = cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+        if isinstance(value, asyncio.Future) and value.done() and not value.cancelled() and value.result() == 1:
+            return True
+    return False
 
 
 class _State:
