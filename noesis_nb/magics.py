@@ -281,6 +281,10 @@ def parse_line(line: str, expand: Any = None) -> argparse.Namespace:
         elsewhere = _owners(parser, typed, args.command)
         if elsewhere and typed not in options:  # an option of another subcommand: say so, not a look-alike's name
             hint = f" ({typed} belongs to {elsewhere}{_ELSEWHERE_NOTES.get((args.command, typed), '')})"
+        if typed in options and "--" in words and extra[0] in words[words.index("--") + 1 :]:  # run a x -- --seed 3
+            given = [w for w in words if w != "--"]
+            fixed = f": %noesis {' '.join(magic_word(w) for w in given)}" if all(_plain(w) for w in given) else ""
+            hint = f" (after -- every word is read as a value, not an option: give {typed} before the --, or drop it{fixed})"
         spaced = _spaced_path(words, extra, command, args)
         options_given = any(w.startswith("-") for w in words[1:])
         if not extra[0].startswith("-"):

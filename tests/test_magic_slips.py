@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 from IPython.core.error import UsageError
 
+from noesis_nb.magics import parse_line
+
 
 def test_a_misspelt_approver_policy_is_named(ip: Any) -> None:
     ip.user_ns["my_agent"] = lambda task, ctx: task
@@ -51,3 +53,15 @@ def test_who_decides_in_a_run_names_the_variable_and_tells_the_policy_apart(ip: 
     with pytest.raises(UsageError) as caught:
         ip.run_line_magic("noesis", 'run my_agent "t" --approver-id ana')
     assert "$NOESIS_NB_APPROVER_ID" in str(caught.value) and "--approver here is the policy" in str(caught.value)
+
+
+def test_an_option_after_the_double_dash_is_told_to_come_before_it(ip: Any) -> None:
+    """``--`` ends the options: ``--seed 3`` after it is two values, and 'did you mean --seed?' repeated what was typed."""
+    ip.user_ns["my_agent"] = lambda task, ctx: task
+    with pytest.raises(UsageError) as caught:
+        ip.run_line_magic("noesis", "run my_agent x -- --seed 3")
+    said = str(caught.value).splitlines()[0]
+    assert "did you mean" not in said, said
+    assert "after -- every word is read as a value" in said and "%noesis run my_agent x --seed 3" in said, said
+    fixed = said.rsplit("%noesis ", 1)[1].rstrip(")")
+    assert parse_line(fixed).seed == 3  # the line it gives reads the seed
