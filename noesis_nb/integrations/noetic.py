@@ -300,6 +300,5 @@ def import_noetic(log: Any, harness_response: Harness = None, *, task: str = "im
     """Write a Noetic log as a sealed Noēsis run; returns the episode id (``runs_dir=`` etc. as for ``solve``)."""
     name = os.fspath(log) if not isinstance(log, (bytes, bytearray)) and _is_path(log) else None
     whole = not is_one_shot(log)  # a path, a text or a list is complete; an open file may still be written
-    return import_rows(
-        lambda: noetic_rows(log, harness_response), task=task, source="noetic", name=name, whole=whole, end_names=_ENDS, **opts
-    )
+    rows = lambda: noetic_rows(log, harness_response)  # noqa: E731
+    return import_rows(rows, task=task, source="noetic", name=name, whole=whole, end_names=_ENDS, timed=False, **opts)

@@ -28,7 +28,7 @@ from ..ids import validate_new_episode_id
 from ..runtime.api import solve
 from ..secrets.quoted import quoted
 from ..store.instants import utc_micros
-from ..store.replayclock import ReplayClock
+from ..store.replayclock import JUMP_US, ReplayClock, plausible
 from ..store.roots import check_root, refuse_run_as_root
 from ._dedupe import DIGEST_TAG, import_lock, imported_before, trace_digest
 from ._emit import DURATION_MS, PHASE, RECORDED_AT, Row, emit_row, recorded_duration, row
@@ -40,6 +40,7 @@ __all__ = [
     "RecordedRunCancelled",
     "RecordedRunError",
     "RecordedRunUnfinished",
+    "RecordedTimesIgnored",
     "TraceAlreadyImported",
     "TraceAlreadyReadError",
     "import_rows",
@@ -68,6 +69,11 @@ class TraceAlreadyReadError(NoesisNbError, ValueError):
 
 class TraceAlreadyImported(UserWarning):
     """The trace was imported into this root before: the run made then is returned instead of a second one."""
+
+
+class RecordedTimesIgnored(UserWarning):
+    """Some recorded times of an imported trace were not used (outside 2000 to a day after the import, a lone jump
+    ahead, or none in the first rows of a stream): those rows carry the last known time (see ``store.replayclock``)."""
 
 
 class EmptyTraceError(NoesisNbError, ValueError):
@@ -176,6 +182,8 @@ class RecordedReplay:
                 answer = payload["answer"]
         if not seen:
             raise _empty(self.source, None)
+        if clock is not None:
+            clock.finish()
         if failure is not None and cancelled:
             raise RecordedRunCancelled(f"the recorded {self.source} run ended cancelled: {failure}")
         if failure is not None:
@@ -198,6 +206,7 @@ def import_rows(
     whole: bool | None = None,
     end_names: str = "run_finished row",
     end_required: bool = False,
+    timed: bool = True,
     **opts: Any,
 ) -> str:
     """Write ``rows`` as a sealed Noēsis run (``solve`` with :class:`RecordedReplay`); returns the episode id.
@@ -215,6 +224,10 @@ def import_rows(
 
     ``end_names`` / ``end_required``: how a trace of this source shows its run ending (see :class:`RecordedReplay`);
     one that does not is sealed ``error`` naming what is missing, and its episode id is returned all the same.
+
+    ``timed``: the source's rows may carry recorded times (``recorded_at``); a stream is then read ahead (up to
+    1,000 rows) for its first one, so the run's first events are stamped with it. A source whose rows never carry
+    one (Noetic, Taisce) passes False: its run begins at its first row, as a live log's should.
     """
     if whole is None:
         whole = isinstance(rows, (list, tuple))
@@ -230,13 +243,69 @@ def import_rows(
     first = next(items, _NOTHING)
     if first is _NOTHING:
         raise _empty(source, name)
-    replayed = itertools.chain((first,), items)
-    replay = replay_of(replayed, _recorded(first)[0])
+    # rows read until the first known time (at most _LOOK_AHEAD): the run's own first events are stamped with it
+    ahead, start, failure = [first], _start([first]), None
     try:
-        return solve(task, using=replay, **opts)  # the engine tags the run with replay.source
+        while timed and start is None and len(ahead) < _LOOK_AHEAD:
+            item = next(items, _NOTHING)
+            if item is _NOTHING:
+                break
+            ahead.append(item)
+            start = _start([item])
+    except Exception as exc:  # replayed after the rows before it: the run ends ``error`` with it
+        failure = exc
+    replayed = itertools.chain(_replayed(ahead, failure), items)
+    replay = replay_of(replayed, start)
+    if start is None and (len(ahead) >= _LOOK_AHEAD or not timed) and replay.replay_clock is not None:
+        replay.replay_clock.ignoring = True  # its first events are stamped now: a later time would be clamped
+    try:
+        return _solve_warned(task, replay, opts)  # the engine tags the run with replay.source
     except BaseException:
         _close_quietly(items)
         raise
+
+
+_LOOK_AHEAD = 1000  # rows a stream is read ahead for its first recorded time
+
+
+def _start(read: list[Row]) -> int | None:
+    """The time a run of ``read`` starts at: its first plausible recorded time, or the next one when that is more
+    than an hour earlier (the first a lone jump ahead); None when it has none."""
+    known = (t for t in (_recorded(item)[0] for item in read) if plausible(t))
+    first = next(known, None)
+    second = next(known, None)
+    if first is not None and second is not None and second < first - JUMP_US:
+        return second
+    return first
+
+
+def _solve_warned(task: str, replay: RecordedReplay, opts: dict[str, Any]) -> str:
+    """``solve`` the replay, then say once how many of its recorded times were not used, and why."""
+    try:
+        return solve(task, using=replay, **opts)
+    finally:
+        clock = replay.replay_clock
+        said = []
+        if clock is not None and clock.outside:
+            said.append(
+                f"{clock.outside} row(s) had a time outside 2000-01-01 to a day after now (seconds since the task's "
+                "start or a monotonic clock, not since 1970?)"
+            )
+        if clock is not None and clock.jumps:
+            said.append(f"{clock.jumps} row(s) had a time more than an hour ahead that the next time did not confirm")
+        if clock is not None and clock.unused:
+            said.append(
+                f"no row of the first {_LOOK_AHEAD} had a time, so the run is stamped as imported and the "
+                f"{clock.unused} later time(s) were not used (import the trace whole, e.g. as a list, to use them)"
+            )
+        if said:
+            warnings.warn(
+                f"recorded times of this {replay.source} trace were not used: {'; '.join(said)}. Those rows carry the "
+                "last known time, the source's value kept in their recorded_at; give times in seconds since "
+                "1970-01-01 UTC to date them",
+                RecordedTimesIgnored,
+                stacklevel=4,
+            )
 
 
 def _import_whole(
@@ -267,9 +336,9 @@ def _import_whole(
             raise failure
         raise _empty(source, name)
     tags = opts.get("tags")
-    start = next((t for t in (_recorded(item)[0] for item in read) if t is not None), None)
+    start = _start(read)
     if tags is not None and not isinstance(tags, dict):  # solve names the wrong value
-        return solve(task, using=replay_of(_replayed(read, failure), start), **opts)
+        return _solve_warned(task, replay_of(_replayed(read, failure), start), opts)
     parts = {"source": source, "task": task, "result": result, "options": {k: v for k, v in opts.items() if k != "runs_dir"}}
     ending = replay_of((), None).ending()
     for item in read:  # a malformed row is the replay's to refuse, not this look's
@@ -295,7 +364,7 @@ def _import_whole(
             )
             return earlier
         replay = replay_of(_replayed(read, failure), start)
-        return solve(task, using=replay, **{**opts, "tags": {**(tags or {}), DIGEST_TAG: digest}})
+        return _solve_warned(task, replay, {**opts, "tags": {**(tags or {}), DIGEST_TAG: digest}})
 
 
 def _recorded(item: Any) -> tuple[int | None, float | None]:

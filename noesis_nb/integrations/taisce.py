@@ -165,4 +165,5 @@ def taisce_replay(
 def import_taisce(messages: Iterable[Any], *, task: str = "imported Taisce transcript", **opts: Any) -> str:
     """Write a transcript as a sealed Noēsis run; returns the episode id."""
     whole = not is_one_shot(messages)  # a list of messages is complete; a generator may still be producing
-    return import_rows(lambda: taisce_rows(messages), task=task, source="taisce", whole=whole, end_names=_ENDS, **opts)
+    rows = lambda: taisce_rows(messages)  # noqa: E731
+    return import_rows(rows, task=task, source="taisce", whole=whole, end_names=_ENDS, timed=False, **opts)

@@ -7,6 +7,14 @@ run starts at its first recorded time and ends at its last. A time going backwar
 leaves the clock where it was (the last known time carries on: no order is made up). Until the clock is
 given a time, events get the time of writing, as every run does.
 
+A recorded time is used only inside a plausible window, 2000-01-01T00:00Z to one day after the import
+(:func:`plausible`): a time counted from the task's start or read off a monotonic clock (a few seconds "since
+1970"), or a year-9999 stand-in, would date the whole run. One outside it is taken as missing, and counted
+(``outside``). A time more than an hour ahead of the clock (:data:`JUMP_US`) moves it only once the next known
+time agrees (is no more than an hour before it): a row the next one contradicts, or the last known one, is taken
+as missing and counted (``jumps``), so one wrong row never stamps the rest of the run. The row itself keeps the
+last known time, as a row without one does. The source's value stays in each row's ``recorded_at``.
+
 Only the import path makes one (``EventWriter.clock``); an ordinary episode has none, and its writer stamps
 events as it always does.
 """
@@ -21,9 +29,21 @@ from typing import Any
 
 from .instants import MAX_US, MIN_US, utc_micros
 
-__all__ = ["ReplayClock", "recorded_micros", "iso_of"]
+__all__ = ["ReplayClock", "recorded_micros", "iso_of", "plausible", "EARLIEST_US", "JUMP_US"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+EARLIEST_US = 946_684_800_000_000  # 2000-01-01T00:00Z: no recorded agent trace is older
+_AHEAD_US = 86_400_000_000  # a time up to a day after the import (a clock set a little ahead) is taken
+JUMP_US = 3_600_000_000  # a step ahead larger than an hour waits for the next known time to agree
+
+
+def plausible(micros: int | None, now: int | None = None) -> bool:
+    """Whether ``micros`` (microseconds since the epoch) can be when a trace was recorded: from 2000-01-01T00:00Z
+    to a day after ``now`` (default: the time of the call)."""
+    if micros is None:
+        return False
+    now = time.time_ns() // 1000 if now is None else now
+    return EARLIEST_US <= micros <= now + _AHEAD_US
 
 
 def iso_of(micros: int) -> str:
@@ -57,15 +77,48 @@ class ReplayClock:
         # at a moment of the import (a runtime step's start, for its metrics)
         self._moves: list[tuple[int, int]] = [] if start is None else [(time.time_ns() // 1000, start)]
         self._duration: float | None = None
+        self._pending: int | None = None  # a time more than JUMP_US ahead, waiting for the next known one to agree
+        self.outside = 0  # rows whose time was outside the plausible window (taken as missing)
+        self.jumps = 0  # rows whose jump ahead no later time confirmed (taken as missing)
+        self.ignoring = False  # recorded times are not used at all (the run was already stamped as imported)
+        self.unused = 0  # rows whose time was not used while ``ignoring``
 
     def advance(self, micros: int | None, duration_ms: float | None = None) -> None:
-        """The next row's recorded time (None, or earlier than the clock: it stays where it is) and what the
-        source says it lasted (given to the next event written, as its ``metrics``)."""
+        """The next row's recorded time (None, outside the plausible window, or earlier than the clock: it stays
+        where it is; far ahead: see the module's docstring) and what the source says it lasted (given to the next
+        event written, as its ``metrics``)."""
         with self._lock:
-            if micros is not None and (self.at is None or micros > self.at):
-                self.at = micros
-                self._moves.append((time.time_ns() // 1000, micros))
             self._duration = duration_ms
+            if micros is None:
+                return
+            if self.ignoring:
+                self.unused += 1
+                return
+            if not plausible(micros):
+                self.outside += 1
+                return
+            pending, self._pending = self._pending, None
+            if pending is not None:
+                if micros >= pending - JUMP_US:  # the jump holds: the clock follows
+                    self._move(max(micros, pending))
+                    return
+                self.jumps += 1  # contradicted: that row's time was not used
+            if self.at is None or micros <= self.at + JUMP_US:
+                if self.at is None or micros > self.at:
+                    self._move(micros)
+            else:
+                self._pending = micros
+
+    def finish(self) -> None:
+        """The trace ended: a jump ahead no later time confirmed is counted as not used."""
+        with self._lock:
+            if self._pending is not None:
+                self._pending = None
+                self.jumps += 1
+
+    def _move(self, micros: int) -> None:
+        self.at = micros
+        self._moves.append((time.time_ns() // 1000, micros))
 
     def stamp(self, event: dict[str, Any]) -> str:
         """The timestamp of ``event`` (the writer clamps it to the log's last as for any event); its ``metrics``

@@ -1,12 +1,15 @@
 """An imported trace keeps its recorded times: every event is stamped when the source says it happened (Noeta's
 ``occurred_at``, AG-UI's ``timestamp`` in ms), the run starts and ends with the recorded span, and a duration the
 source gives (Noetic's ``durationMs``) is the event's ``metrics.duration_ms``. Before, every event was stamped at
-import time: a 12 s task read as a run of ~15 ms started today, shorter than its own 3 s model call."""
+import time: a 12 s task read as a run of ~15 ms started today, shorter than its own 3 s model call. A time outside
+2000 to a day after the import, or a lone jump ahead, is not used (one warning), and a stream is read ahead for its
+first time."""
 
 from __future__ import annotations
 
 import json
 import time
+import warnings
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -15,10 +18,11 @@ import pandas as pd
 import pytest
 
 import noesis_nb as nb
+from noesis_nb.integrations._emit import row
 from noesis_nb.integrations.agui import agui_rows
 from noesis_nb.integrations.noeta import import_noeta
 from noesis_nb.integrations.noetic import import_noetic
-from noesis_nb.integrations.replay import import_rows
+from noesis_nb.integrations.replay import RecordedTimesIgnored, import_rows
 from noesis_nb.store import read_events, read_json
 from tests.compat.checker import check_run
 
@@ -162,3 +166,93 @@ def test_an_ordinary_episode_is_stamped_with_the_time_of_writing(tmp_path: Path)
     run = nb.solve("plain", using=agent, runs_dir=tmp_path)
     times = [datetime.fromisoformat(e["timestamp"]).timestamp() for e in read_events(tmp_path / run / "events.jsonl")]
     assert before <= min(times) and max(times) <= time.time() + 1
+
+
+@pytest.mark.parametrize("base", [0.0, 3 * 86400 + 123.4], ids=["since-start", "monotonic"])
+def test_times_counted_from_the_task_start_or_a_monotonic_clock_date_the_run_at_import(tmp_path: Path, base: float) -> None:
+    runs = tmp_path / "runs"
+    before = pd.Timestamp.now(tz="UTC")
+    with pytest.warns(RecordedTimesIgnored, match=r"7 row\(s\) had a time outside 2000-01-01.*monotonic") as said:
+        import_noeta(noeta_task([base - T0 + x for x in (0.0, 0.5, 1.0, 4.0, 4.0, 12.0)]), runs_dir=runs)
+    assert len(said) == 1  # once for the import (7 rows: the usage row too), not once a row
+    runs_row = nb.runs_df(runs).iloc[0]
+    assert runs_row.started_at >= before  # dated at import, as a trace without times is, never 1970
+    assert runs_row.duration_s < 60
+    events = read_events(the_run(runs) / "events.jsonl")
+    rows = [e for e in events if str(e["payload"].get("event_name", "")).startswith("noeta.")]
+    assert rows[5]["payload"]["recorded_at"] == (datetime(1970, 1, 1, tzinfo=UTC) + timedelta(seconds=base + 12)).isoformat(
+        timespec="microseconds"
+    )  # the source's value is kept
+    assert check_run(the_run(runs)) == []
+
+
+@pytest.mark.parametrize("far", [1e9, 253402300799 - T0], ids=["plus-1e9-s", "year-9999"])
+def test_one_row_far_ahead_does_not_stamp_the_rest_of_the_run(tmp_path: Path, far: float) -> None:
+    runs = tmp_path / "runs"
+    with pytest.warns(RecordedTimesIgnored, match=r"1 row\(s\)") as said:
+        import_noeta(noeta_task([0.0, far, 2.0, 3.0, 4.0, 12.0]), runs_dir=runs)
+    assert len(said) == 1
+    runs_row = nb.runs_df(runs).iloc[0]
+    assert runs_row.started_at == at(0.0) and runs_row.duration_s == pytest.approx(12.0)
+    assert nb.events_df(runs).timestamp.max() == at(12.0)
+    assert check_run(the_run(runs)) == []
+
+
+def test_a_lone_jump_ahead_within_the_window_is_not_used_and_a_confirmed_one_is(tmp_path: Path) -> None:
+    day = 86400.0
+    with pytest.warns(RecordedTimesIgnored, match=r"1 row\(s\) had a time more than an hour ahead"):
+        import_noeta(noeta_task([0.0, day, 2.0, 3.0, 4.0, 12.0]), runs_dir=tmp_path / "lone")
+    assert nb.runs_df(tmp_path / "lone").iloc[0].duration_s == pytest.approx(12.0)
+    # a real pause of two hours (the rows after it agree): the run spans it, no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RecordedTimesIgnored)
+        import_noeta(noeta_task([0.0, 1.0, 7200.0, 7201.0, 7202.0, 7210.0]), runs_dir=tmp_path / "pause")
+    assert nb.runs_df(tmp_path / "pause").iloc[0].duration_s == pytest.approx(7210.0)
+
+
+def test_a_stream_whose_first_event_has_no_time_keeps_the_recorded_span(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    ms = int(T0 * 1000)
+    log = tmp_path / "stream.jsonl"  # AG-UI's timestamp is optional: the first event here has none
+    log.write_text(
+        "\n".join(
+            json.dumps(e)
+            for e in [
+                {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+                {"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "assistant", "timestamp": ms + 1000},
+                {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "hello", "timestamp": ms + 5000},
+                {"type": "TEXT_MESSAGE_END", "messageId": "m", "timestamp": ms + 12000},
+                {"type": "RUN_FINISHED", "threadId": "t", "runId": "r", "timestamp": ms + 20000},
+            ]
+        )
+        + "\n"
+    )
+
+    def streamed() -> Any:  # rows as they come (a generator): the import does not see the trace whole
+        with log.open() as lines:
+            yield from agui_rows(json.loads(line) for line in lines)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RecordedTimesIgnored)
+        import_rows(streamed(), task="recorded stream", source="agui", runs_dir=runs)
+    runs_row = nb.runs_df(runs).iloc[0]
+    # the first row with a time is the message's, folded at its end (12 s); before, the run was dated now, ~0.05 s long
+    assert runs_row.started_at == at(12.0) and runs_row.duration_s == pytest.approx(8.0)
+    events = nb.events_df(runs)
+    assert dict(zip(events.event_name.astype(str), events.timestamp))["agui.RUN_FINISHED"] == at(20.0)
+    assert check_run(the_run(runs)) == []
+
+
+def test_a_stream_without_a_time_in_its_first_rows_is_stamped_as_imported_and_says_so(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    before = pd.Timestamp.now(tz="UTC")
+
+    def streamed() -> Any:  # 1,000 rows without a time, then rows recorded in 2025
+        for i in range(1000):
+            yield row("integration", "t", f"step{i}", "note")
+        yield row("integration", "t", "late", "note", recorded_at="2025-11-30T00:00:05.000000+00:00")
+        yield row("integration", "t", "run_finished", "run_finished", recorded_at="2025-11-30T00:00:20.000000+00:00")
+
+    with pytest.warns(RecordedTimesIgnored, match=r"no row of the first 1000 had a time.*2 later time"):
+        import_rows(streamed(), task="t", source="t", runs_dir=runs)
+    assert nb.runs_df(runs).iloc[0].started_at >= before and stamps(the_run(runs)) == sorted(stamps(the_run(runs)))
