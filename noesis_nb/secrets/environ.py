@@ -5,11 +5,14 @@ writes, and views hide them (``guard.known_shown``). Read again at each run's st
 environment changed: a variable set later (``load_dotenv()`` after import) is learned by the runs started after it and
 hidden by the views shown after it.
 
-A name says secret by a word of its own (split at ``_``, ``-``, ``.`` and case changes): ``KEY``, ``SECRET``,
-``TOKEN``, ``PASSWORD``/``PASSWD``/``PASS``/``PWD``, ``CREDENTIAL(S)``, ``AUTH``, ``PRIVATE``, ``APIKEY``; or by the
-rule a key's name is read by everywhere else (``names.is_secret_key``: one-word ``PGPASSWORD``, ``APITOKEN``,
-``SECRETKEY``, ``NGROK_AUTHTOKEN``); or it is a well-known one (sshpass's ``SSHPASS``, Bitwarden's ``BW_SESSION``,
-1Password's ``OP_SESSION_<account>``, a forge's personal access token ``GITHUB_PAT``/``GH_PAT``/``GITLAB_PAT``).
+A name says secret by its last word (split at ``_``, ``-``, ``.`` and case changes; a trailing number skipped):
+``PASSWORD``/``PASSWD``/``PASS``/``PWD``, ``SECRET``, ``TOKEN``, ``CREDENTIAL(S)``/``CREDS``, ``PASSPHRASE``, ``AUTH``,
+``PRIVATE``, ``KEY`` (not after ``PUBLIC``, ``GPG``, ``SORT``... : ``GPG_KEY`` is a fingerprint), or one word ending
+so (``PGPASSWORD``, ``APITOKEN``, ``SECRETKEY``, ``PRIVATEKEY``, ``WEBHOOKSECRET``, ``NGROK_AUTHTOKEN``); or it is a
+well-known one (sshpass's ``SSHPASS``, Bitwarden's ``BW_SESSION``, 1Password's ``OP_SESSION_<account>``, Rails'
+``SECRET_KEY_BASE``, a forge's personal access token ``GITHUB_PAT``/``GH_PAT``/``GITLAB_PAT``). A setting about a
+credential names none (``COOKIE_DOMAIN``, ``OAUTH_AUDIENCE``, ``AUTH_TYPE``, ``TOKENIZERS_PARALLELISM``,
+``JWT_SECRETKEY_ROTATION``): its value is learned by no run, as a learned value is redacted wherever it appears.
 ``PWD`` and ``OLDPWD`` are directories and ``SSH_AUTH_SOCK`` the path of the ssh agent's socket (no credential: whoever
 reaches the socket reaches the agent already). A value is kept when it has 8+ characters and is no boolean, number,
 path, plain short word or URL without credentials. Each is hunted as written, percent-encoded (``quote`` with and
@@ -26,17 +29,23 @@ import re
 from functools import lru_cache
 from urllib.parse import quote, quote_plus
 
-from .names import is_secret_key
-
 __all__ = ["environ_secrets", "environ_read", "names_secret"]
 
+# a name's last word saying its value is a credential
 _WORDS = frozenset(
-    {"KEY", "KEYS", "SECRET", "SECRETS", "TOKEN", "TOKENS", "PASSWORD", "PASSWD", "PASS", "PWD", "CREDENTIAL"}
-    | {"CREDENTIALS", "CREDS", "AUTH", "PRIVATE", "APIKEY", "PASSPHRASE"}
+    {"KEY", "KEYS", "SECRET", "SECRETS", "TOKEN", "TOKENS", "PASSWORD", "PASSWORDS", "PASSWD", "PASS", "PWD", "PW"}
+    | {"CREDENTIAL", "CREDENTIALS", "CREDS", "AUTH", "PRIVATE", "PASSPHRASE"}
 )
+# a last word of one piece ending in one of these (``PGPASSWORD``, ``APITOKEN``, ``WEBHOOKSECRET``); ``KEY`` only after
+# a word saying which key (``HOTKEY``, ``TURNKEY`` name none)
+_ENDINGS = ("PASSWORD", "PASSWORDS", "PASSWD", "SECRET", "SECRETS", "TOKEN", "TOKENS", "CREDENTIALS", "PASSPHRASE")
+_KEY_ENDINGS = ("APIKEY", "SECRETKEY", "PRIVATEKEY", "ACCESSKEY", "SIGNINGKEY", "MASTERKEY", "ENCRYPTIONKEY", "AUTHKEY")
+# ``KEY`` after one of these names no secret (a fingerprint, a public key, a setting)
+_PLAIN_KEYS = frozenset({"PUBLIC", "PUB", "GPG", "PGP", "SORT", "PARTITION", "ROUTING", "PRIMARY", "CACHE", "HOT"})
 # the shell's working directories; the ssh agent's socket (a path, no credential)
 _NOT_SECRET_NAMES = frozenset({"PWD", "OLDPWD", "SSH_AUTH_SOCK"})
-_WELL_KNOWN_NAMES = frozenset({"SSHPASS", "BW_SESSION", "BW_CLIENTSECRET"})  # sshpass -e, Bitwarden's CLI
+# sshpass -e, Bitwarden's CLI, Rails, AWS's key pair
+_WELL_KNOWN_NAMES = frozenset({"SSHPASS", "BW_SESSION", "BW_CLIENTSECRET", "SECRET_KEY_BASE", "AWS_ACCESS_KEY_ID"})
 _SESSION_PREFIXES = ("OP_SESSION_",)  # 1Password's CLI: ``OP_SESSION_<account>``
 # a forge's (or registry's) personal access token, ``GITHUB_PAT``: ``PAT`` as the last word after one of these only
 # (``PAT_COUNT``, ``SPATIAL`` name no secret)
@@ -52,38 +61,46 @@ _PLAIN = re.compile(
     r"|~?/.*|\.\.?/.*|[a-z]:[\\/].*"  # a path
     r"|[a-z][a-z0-9+.-]*://[^@\s]*)"  # a URL without credentials
 )
-_LAST: tuple[tuple[tuple[str, str], ...], frozenset[str]] = ((), frozenset())
-_SEEN: object = None  # the environment as ``environ_secrets`` last read it (a copy)
+# the environment as ``environ_secrets`` last read it (a copy), the secret-named variables in it and their values'
+# forms: one object, replaced whole, so a thread reading it meanwhile gets the old three or the new three
+_LAST: tuple[object, tuple[tuple[str, str], ...], frozenset[str]] = (None, (), frozenset())
 
 
 @lru_cache(maxsize=1024)
 def names_secret(name: str) -> bool:
-    """Whether an environment variable's name says its value is a secret (a word of it does, the name rule of the
-    package's other names does, or it is a well-known one; not ``PWD`` nor ``SSH_AUTH_SOCK``)."""
+    """Whether an environment variable's name says its value is a secret (its last word does, or it is a well-known
+    one; not ``PWD`` nor ``SSH_AUTH_SOCK``)."""
     upper = name.upper()
     if upper in _NOT_SECRET_NAMES:
         return False
     if upper in _WELL_KNOWN_NAMES or upper.startswith(_SESSION_PREFIXES):
         return True
     words = [word.upper() for word in _NAME_WORD.findall(name)]
-    if len(words) > 1 and words[-1] == "PAT" and words[-2] in _PAT_OWNERS:
-        return True
-    return any(word in _WORDS for word in words) or is_secret_key(name)
+    while words and words[-1].isdigit():  # ``API_KEY_2``
+        words.pop()
+    if not words:
+        return False
+    last, before = words[-1], words[-2] if len(words) > 1 else ""
+    if last == "PAT":
+        return before in _PAT_OWNERS
+    if last in ("KEY", "KEYS"):
+        return before not in _PLAIN_KEYS
+    return last in _WORDS or last.endswith(_ENDINGS) or last.endswith(_KEY_ENDINGS)
 
 
 def environ_secrets() -> frozenset[str]:
     """The secret values of the process environment now, and their encoded forms; the same set while it is unchanged
     (then answered in a comparison of the environment with its copy: views call it for each text they show)."""
-    global _LAST, _SEEN
-    data = getattr(os.environ, "_data", None)  # CPython's own mapping: compared whole in ~2 µs, unchanged
-    if data is not None and data == _SEEN:
-        return _LAST[1]
-    given = tuple((name, value) for name, value in os.environ.items() if names_secret(name))
+    global _LAST
     last = _LAST
-    if data is not None:
-        _SEEN = dict(data)
-    if given == last[0]:
-        return last[1]
+    data = getattr(os.environ, "_data", None)  # CPython's own mapping: compared whole in ~2 µs, unchanged
+    if data is not None and data == last[0]:
+        return last[2]
+    seen = dict(data) if data is not None else None  # copied before it is read: a change meanwhile is read again
+    given = tuple((name, value) for name, value in os.environ.items() if names_secret(name))
+    if given == last[1]:
+        _LAST = (seen, given, last[2])
+        return last[2]
     found: set[str] = set()
     for _, value in given:
         value = value.strip()
@@ -93,8 +110,9 @@ def environ_secrets() -> frozenset[str]:
         found.update(_encoded(raw))
         if raw.isascii() or _utf8(value):  # bytes that are no UTF-8 (read as surrogates) are never written as text
             found.add(value)
-    _LAST = (given, frozenset(found))
-    return _LAST[1]
+    secrets = frozenset(found)
+    _LAST = (seen, given, secrets)
+    return secrets
 
 
 _HEX = re.compile(r"%[0-9A-F]{2}")
@@ -129,7 +147,7 @@ def _utf8(value: str) -> bool:
 
 def environ_read() -> frozenset[str]:
     """The secret values of the environment as last read (at import, then at each run's start)."""
-    return _LAST[1]
+    return _LAST[2]
 
 
 environ_secrets()

@@ -11,11 +11,12 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from urllib.parse import quote
 
 import noesis_nb
-from noesis_nb.secrets.environ import names_secret
+from noesis_nb.secrets.environ import environ_secrets, names_secret
 
 _REPO = Path(__file__).resolve().parents[2]  # this checkout's package, whatever the environment installed
 _CHILD = r"""
@@ -117,3 +118,33 @@ def test_a_secret_variable_holding_bytes_that_are_no_utf8_neither_stops_runs_nor
     assert "plain-text-7Hq2" in written
     for form in (quote(raw, safe=""), base64.b64encode(raw).decode().rstrip("=")):
         assert form not in written, form
+
+
+def test_a_thread_reading_the_environment_while_another_learns_a_change_gets_the_new_secrets() -> None:
+    # one thread reads the changed environment (the forms of 50 values: milliseconds); another starting a run
+    # meanwhile must not be told "unchanged" with the old set (the copy of the environment was once stored before the
+    # set computed from it)
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        for turn in range(100):
+            for name in [n for n in os.environ if n.startswith("RACE_")]:
+                del os.environ[name]
+            for i in range(50):
+                os.environ[f"RACE_{turn}_{i}_TOKEN"] = f"zQ{turn}x{i:04d}-Vb7Lm2Np9Rt4Wy8"
+            environ_secrets()
+            new = f"Kp{turn}-Xq7Lm2Np9Rt4Vw8Yz3Bc6"
+            os.environ[f"RACE_{turn}_PASSWORD"] = new
+            learner = threading.Thread(target=environ_secrets)
+            learner.start()
+            missed = 0
+            while learner.is_alive():
+                missed += new not in environ_secrets()
+            learner.join()
+            assert missed == 0, f"round {turn}: {missed} reads without the new secret"
+            assert new in environ_secrets()
+    finally:
+        sys.setswitchinterval(interval)
+        for name in [n for n in os.environ if n.startswith("RACE_")]:
+            del os.environ[name]
+        environ_secrets()

@@ -88,7 +88,9 @@ def test_common_encodings_and_one_word_names_are_hidden_in_the_run_and_its_views
 @pytest.mark.parametrize(
     "name",
     ["PGPASSWORD", "SSHPASS", "NGROK_AUTHTOKEN", "DJANGO_SECRETKEY", "BW_SESSION", "SECRETKEY", "APITOKEN"]
-    + ["AUTHTOKEN", "PRIVATEKEY", "WEBHOOKSECRET", "GITHUB_PAT", "GH_PAT", "GITLAB_PAT", "OP_SESSION_my_team"],
+    + ["AUTHTOKEN", "PRIVATEKEY", "WEBHOOKSECRET", "GITHUB_PAT", "GH_PAT", "GITLAB_PAT", "OP_SESSION_my_team"]
+    + ["OPENAI_API_KEY", "AWS_SECRET_ACCESS_KEY", "COOKIE_SECRET", "OAUTH2_PROXY_COOKIE_SECRET", "JUPYTER_TOKEN"]
+    + ["MYSQL_PWD", "USER_PW", "COMPOSER_AUTH", "API_KEY_2", "SECRET_KEY_BASE", "DB_PASSWORDS", "apiKey"],
 )
 def test_well_known_and_one_word_names_say_secret(name: str) -> None:
     assert names_secret(name)
@@ -98,7 +100,14 @@ def test_well_known_and_one_word_names_say_secret(name: str) -> None:
     "name",
     ["PATH", "HOME", "PWD", "OLDPWD", "PYTHONPATH", "SSH_AUTH_SOCK", "TOKENIZERS_PARALLELISM", "HF_HUB_DISABLE_TELEMETRY"]
     + ["PAT_COUNT", "PAT", "SPATIAL", "SHELL", "USER", "LANG", "TERM", "XAUTHORITY", "GIT_ASKPASS", "AUTHOR_NAME"]
-    + ["CUDA_VISIBLE_DEVICES", "MPLBACKEND", "JUPYTER_PLATFORM_DIRS", "KEYBOARD_LAYOUT", "PASSENGER_COUNT"],
+    + ["CUDA_VISIBLE_DEVICES", "MPLBACKEND", "JUPYTER_PLATFORM_DIRS", "KEYBOARD_LAYOUT", "PASSENGER_COUNT"]
+    # settings about a credential, not one: learned, their values were redacted in every file and view
+    + ["COOKIE_DOMAIN", "SESSION_COOKIE_DOMAIN", "SESSION_COOKIE_SECURE", "SESSION_COOKIE_SAMESITE"]
+    + ["CSRF_COOKIE_SECURE", "COOKIE_JAR", "OAUTH_AUDIENCE", "OAUTH_ISSUER", "OAUTH_TENANT", "OAUTH_JWKS"]
+    + ["OAUTH_CALLBACK", "OAUTH_SCOPE_DEFAULTS", "OAUTH2_PROXY_EMAIL_DOMAINS", "OAUTH2_PROXY_UPSTREAMS"]
+    + ["BEARER_REALM", "BEARER_AUDIENCE", "AUTHORIZATION_SERVER", "OTP_VERSION", "OTP_ROOT", "OTP_APP", "OTP_RELEASE"]
+    + ["PW_BROWSER", "PW_TEST_SOURCE_TRANSFORM", "JWT_SECRETKEY_ROTATION", "GPG_KEY", "AUTH_TYPE", "TOKEN_AUDIENCE"]
+    + ["SECRETS_MANAGER_REGION", "AWS_SHARED_CREDENTIALS_FILE", "HOTKEY", "COMPASS", "ACTIONS_ID_TOKEN_REQUEST_URL"],
 )
 def test_ordinary_names_stay_unlearned(name: str) -> None:
     assert not names_secret(name)
