@@ -33,6 +33,7 @@ sys.path.insert(0, str(HERE.parent.parent))
 
 import noesis_nb  # noqa: E402  (preloaded before any fork)
 from noesis_nb.store import read_events  # noqa: E402
+from noesis_nb.store.seal import seal_key  # noqa: E402
 from tests.hardening.crashkit import BATCH_TASKS, WritePoints, run_batch, run_scenario, tool_agent  # noqa: E402
 from tests.hardening.recovery import recover  # noqa: E402
 
@@ -153,4 +154,7 @@ def child(request: dict[str, Any]) -> dict[str, Any]:
 if __name__ == "__main__":
     from forkserver import serve  # the script's own folder is on the path
 
+    # the seal key, made once before any fork (as the kill harness does): making it is no write of an episode, and
+    # made in the first child (a fresh config folder) it added 5 write points to that run alone
+    seal_key()
     serve(child)
