@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from .scripted import note_writer
 from .store import read_events, verify_manifest
 
 
-async def _run(runs_dir: Path, notes_dir: Path) -> None:
+async def _run(runs_dir: str | Path, notes_dir: Path) -> None:
     handle = start("Write a short note about noesis_nb", using=note_writer(notes_dir), runs_dir=runs_dir)
     await handle  # returns when the episode pauses for a human
     print(f"episode {handle.episode_id} is {handle.status}")
@@ -48,17 +49,26 @@ def main(argv: list[str] | None = None) -> None:
         description="Run an episode whose agent asks for a write tool, approve it through the API, and print the "
         "run directory and what is in it. No network, no API key.",
     )
-    parser.add_argument(
-        "--runs-dir", type=Path, default=None, help="where run directories go (default: $NOESIS_RUNS_DIR if set, else a temp dir)"
+    parser.add_argument(  # as typed: '' is refused as start(runs_dir='') refuses it, not read as the working folder
+        "--runs-dir", default=None, help="where run directories go (default: $NOESIS_RUNS_DIR if set, else a temp dir)"
     )
     args = parser.parse_args(argv)
     base = Path(tempfile.mkdtemp(prefix="noesis_nb-demo-"))
+    kept = False  # the temp folder stays only when the runs are in it
     try:
         configured = path_from_env("NOESIS_RUNS_DIR")  # the runs dir every noesis_nb call here would use
-        runs_dir = args.runs_dir or (Path(configured).expanduser() if configured else base / "episodes")
+        if args.runs_dir is not None:
+            runs_dir: str | Path = args.runs_dir
+        elif configured:
+            runs_dir = Path(configured).expanduser()
+        else:
+            runs_dir, kept = base / "episodes", True
         asyncio.run(_run(runs_dir, base / "notes"))
     except NoesisNbError as exc:  # a runs dir refused, a run that could not be written: say it, exit 1
         parser.exit(1, f"{parser.prog}: {type(exc).__name__}: {exc}\n")
+    finally:
+        if not kept:  # the demo's note only: nothing of it is left in the temp dir
+            shutil.rmtree(base, ignore_errors=True)
 
 
 if __name__ == "__main__":

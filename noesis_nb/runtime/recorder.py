@@ -717,6 +717,11 @@ def _runs_dir_refused(runs_dir: Path, exc: OSError, left: Path | None = None) ->
         said = f"may not be written by this process ({reason}{name}); {refusal_fix(code)}, or pass runs_dir= a writable directory"
     elif code in (errno.EEXIST, errno.ENOTDIR) and (in_the_way := _in_the_way(runs_dir)) is not None:
         said = in_the_way  # a file, a FIFO, a link leading nowhere: said as ns.set(runs_dir=…) says it
+    elif code == errno.ENOENT and runs_dir.is_dir():  # /proc/1: a folder no folder can be made in
+        said = (
+            f"is a folder of a virtual file system that takes no new folders (making one in it: {reason}{name}); "
+            "pass runs_dir= a folder on a disk"
+        )
     else:
         said = f"is not writable ({reason}{name}); pass runs_dir= a writable directory"
     if left is None:
