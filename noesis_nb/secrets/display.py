@@ -74,12 +74,15 @@ def shown_repr(obj: Any) -> str:
 
 
 _ENVIRON: tuple[frozenset[str], RunSecrets] = (frozenset(), RunSecrets())
+# rows of a column tested in one JSON text: few enough that its containers stay under the walk's budget (10,000, past
+# which the check holds everything and each row was scrubbed, ~3x slower), many enough that a text costs little
+_SLICE = 512
 
 
 def environ_hidden(values: list[Any]) -> list[Any] | None:
     """``values`` (a frame's column: texts, JSON values) with the secrets of this process's environment hidden, or
-    None when they hold none (one JSON pass over all of them). A run noesis_nb screened as it wrote it is read as it
-    is, but the process that wrote it may not have held the variables this one holds: a frame hides those as
+    None when they hold none (one JSON pass over each slice of ``_SLICE`` rows; a slice that may hold one has its
+    values scrubbed one by one). A run noesis_nb screened as it wrote it is read as it is, but the process that wrote it may not have held the variables this one holds: a frame hides those as
     ``shown`` does (through the same hunt a run makes of them, ``RunSecrets``)."""
     global _ENVIRON
     env = environ_secrets()
@@ -92,11 +95,13 @@ def environ_hidden(values: list[Any]) -> list[Any] | None:
     guard = _ENVIRON[1]
     if not guard.values:
         return None
-    try:
-        blob = orjson.dumps(values, default=str)
-    except (TypeError, orjson.JSONEncodeError):  # a key that is no text: each value scrubbed
-        blob = None
-    if blob is not None and not guard._holds(blob):
-        return None
-    out = [guard.scrub(value) for value in values]
+    out = list(values)
+    for start in range(0, len(values), _SLICE):
+        part = values[start : start + _SLICE]
+        try:
+            blob = orjson.dumps(part, default=str)
+        except (TypeError, orjson.JSONEncodeError):  # a key that is no text: each value scrubbed
+            blob = None
+        if blob is None or guard._holds(blob):
+            out[start : start + _SLICE] = [guard.scrub(value) for value in part]
     return out if any(a is not b for a, b in zip(out, values)) else None
