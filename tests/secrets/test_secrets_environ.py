@@ -18,6 +18,8 @@ from urllib.parse import quote
 import noesis_nb
 from noesis_nb.secrets.environ import environ_secrets, names_secret
 
+from .child import clean_env, run_child
+
 _REPO = Path(__file__).resolve().parents[2]  # this checkout's package, whatever the environment installed
 _CHILD = r"""
 import base64, json, os, sys
@@ -50,18 +52,8 @@ def test_environment_secrets_are_hidden_in_the_run_and_its_views(tmp_path: Path)
     late = "late-value-7Hq2Lm9Xw"
     workdir = tmp_path / "work"
     workdir.mkdir()
-    env = {k: v for k, v in os.environ.items() if not names_secret(k)}
-    env.update(secrets, GREETING_TEXT="hello-world-of-runs-42", PWD=str(workdir), PYTHONPATH=str(_REPO))
-    result = subprocess.run(
-        [sys.executable, "-c", _CHILD, str(tmp_path / "runs"), late],
-        env=env,
-        cwd=workdir,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert result.returncode == 0, result.stderr
-    report = json.loads(result.stdout.strip().splitlines()[-1])
+    env = clean_env(**secrets, GREETING_TEXT="hello-world-of-runs-42", PWD=str(workdir))
+    report = run_child(_CHILD, str(tmp_path / "runs"), late, env=env, cwd=workdir)
     files = [p for p in (tmp_path / "runs" / report["episode"]).rglob("*") if p.is_file()]
     assert {"events.jsonl", "state.json", "summary.json"} <= {p.name for p in files}
     data = "\n".join(p.read_text("utf-8", "replace") for p in files)

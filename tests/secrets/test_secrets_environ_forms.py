@@ -6,16 +6,14 @@ any file of a real run, nor in what a view shows. Ordinary variables' names stay
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from noesis_nb.secrets.environ import names_secret
 
-_REPO = Path(__file__).resolve().parents[2]
+from .child import clean_env, run_child
+
 _CHILD = r"""
 import base64, json, os, sys
 from urllib.parse import quote, quote_plus, urlencode
@@ -63,17 +61,7 @@ _SECRETS = {
 
 
 def test_common_encodings_and_one_word_names_are_hidden_in_the_run_and_its_views(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if not names_secret(k)}
-    env.update(_SECRETS, PYTHONPATH=str(_REPO))
-    result = subprocess.run(
-        [sys.executable, "-c", _CHILD, str(tmp_path / "runs"), json.dumps(list(_SECRETS))],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert result.returncode == 0, result.stderr
-    report = json.loads(result.stdout.strip().splitlines()[-1])
+    report = run_child(_CHILD, str(tmp_path / "runs"), json.dumps(list(_SECRETS)), env=clean_env(**_SECRETS))
     files = [p for p in (tmp_path / "runs" / report["episode"]).rglob("*") if p.is_file()]
     assert "events.jsonl" in {p.name for p in files}
     data = "\n".join(p.read_text("utf-8", "replace") for p in files)

@@ -6,14 +6,10 @@ at the seal)."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-from noesis_nb.secrets.environ import names_secret
+from .child import clean_env, run_child
 
-_REPO = Path(__file__).resolve().parents[2]
 _CHILD = r"""
 import json, sys
 import noesis_nb
@@ -39,18 +35,8 @@ print(json.dumps({"episode": episode, "joined": joined, "shown": shown(joined)})
 
 def test_a_known_value_streamed_in_pieces_is_in_no_file_nor_view(tmp_path: Path) -> None:
     env_value, task_value = "Sunset!Harbor2024xyz", "Maple#Otter2025qrs"
-    env = {k: v for k, v in os.environ.items() if not names_secret(k)}
-    env.update(DB_PASSWORD=env_value, PYTHONPATH=str(_REPO))
     root = tmp_path / "runs"
-    result = subprocess.run(
-        [sys.executable, "-c", _CHILD, str(root), env_value, task_value],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert result.returncode == 0, result.stderr
-    report = json.loads(result.stdout.strip().splitlines()[-1])
+    report = run_child(_CHILD, str(root), env_value, task_value, env=clean_env(DB_PASSWORD=env_value))
     lines = [json.loads(line) for line in (root / report["episode"] / "events.jsonl").read_text().splitlines()]
     written = "".join(e["payload"].get("delta") or "" for e in lines if e.get("phase") == "model")
     assert written.count(" next ") == 2  # the stream's other text is kept
