@@ -82,8 +82,9 @@ _SLICE = 512
 def environ_hidden(values: list[Any]) -> list[Any] | None:
     """``values`` (a frame's column: texts, JSON values) with the secrets of this process's environment hidden, or
     None when they hold none (one JSON pass over each slice of ``_SLICE`` rows; a slice that may hold one has its
-    values scrubbed one by one). A run noesis_nb screened as it wrote it is read as it is, but the process that wrote it may not have held the variables this one holds: a frame hides those as
-    ``shown`` does (through the same hunt a run makes of them, ``RunSecrets``)."""
+    values scrubbed one by one). A run noesis_nb screened as it wrote it is read as it is, but the process that
+    wrote it may not have held the variables this one holds: a frame hides those as ``shown`` does (through the same
+    hunt a run makes of them, ``RunSecrets``)."""
     global _ENVIRON
     env = environ_secrets()
     if not env:
