@@ -26,6 +26,7 @@ from .. import config
 from ..errors import AgentCancelled, NoesisNbError
 from ..ids import validate_new_episode_id
 from ..runtime.api import solve
+from ..runtime.interrupt import carried_interrupt, held_interrupts
 from ..secrets.quoted import quoted
 from ..store.instants import utc_micros
 from ..store.replayclock import JUMP_US, ReplayClock, plausible
@@ -245,15 +246,18 @@ def import_rows(
         raise _empty(source, name)
     # rows read until the first known time (at most _LOOK_AHEAD): the run's own first events are stamped with it
     ahead, start, failure = [first], _start([first]), None
-    try:
-        while timed and start is None and len(ahead) < _LOOK_AHEAD:
-            item = next(items, _NOTHING)
-            if item is _NOTHING:
-                break
-            ahead.append(item)
-            start = _start([item])
-    except Exception as exc:  # replayed after the rows before it: the run ends ``error`` with it
-        failure = exc
+    with held_interrupts() as held:  # a Ctrl-C while a slow stream is read ahead: its run is then sealed cancelled
+        try:
+            while timed and start is None and len(ahead) < _LOOK_AHEAD:
+                item = next(items, _NOTHING)
+                if item is _NOTHING:
+                    break
+                ahead.append(item)
+                start = _start([item])
+        except Exception as exc:  # replayed after the rows before it: the run ends ``error`` with it
+            failure = exc
+    # solve holds it while it makes the run, then hands it on: the run is sealed cancelled
+    carried = carried_interrupt.set(True) if held.seen else None
     replayed = itertools.chain(_replayed(ahead, failure), items)
     replay = replay_of(replayed, start)
     if start is None and (len(ahead) >= _LOOK_AHEAD or not timed) and replay.replay_clock is not None:
@@ -263,6 +267,9 @@ def import_rows(
     except BaseException:
         _close_quietly(items)
         raise
+    finally:
+        if carried is not None:  # never carried past this call (solve refused before it made a run)
+            carried_interrupt.reset(carried)
 
 
 _LOOK_AHEAD = 1000  # rows a stream is read ahead for its first recorded time

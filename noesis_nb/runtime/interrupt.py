@@ -15,6 +15,7 @@ import signal
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +32,7 @@ __all__ = [
     "InterruptWatch",
     "watch_interrupts",
     "held_interrupts",
+    "carried_interrupt",
     "interrupted",
     "interrupts_noted",
     "killed_by_interrupt",
@@ -154,12 +156,20 @@ class HeldInterrupt:
             previous(signal.SIGINT, None)
 
 
+#: a SIGINT its caller held back just before a run was asked for (an import reading a stream ahead for its first
+#: time): the next ``held_interrupts`` starts holding it, so the run it makes is sealed ``cancelled`` as it exists
+carried_interrupt: ContextVar[bool] = ContextVar("noesis_nb_carried_interrupt", default=False)
+
+
 @contextmanager
 def held_interrupts() -> Iterator[HeldInterrupt]:
     """Hold a SIGINT back while the body runs (a new run's folder, lock and first files: made whole or not at all,
     never left half made, locked, by a KeyboardInterrupt landing between two of their writes); the caller then
     ``deliver``s it, once the run exists to be sealed ``cancelled``. Only on the main thread, where signals land."""
     held = HeldInterrupt()
+    if carried_interrupt.get():
+        held.seen = True
+        carried_interrupt.set(False)
     if threading.current_thread() is not threading.main_thread():
         yield held
         return
