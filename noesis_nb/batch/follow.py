@@ -84,7 +84,7 @@ class Follower:
         if (id(entry), episode) in self._copied:
             return
         self._copied.add((id(entry), episode))
-        self._spawn(self._copy(entry, run_dir))
+        self._spawn(self.handle.copy_task(self._copy(entry, run_dir)))  # counted now: ``await batch`` waits
 
     async def _copy(self, entry: BatchEntry, run_dir: Any) -> None:
         assert self.spec.upload_to is not None

@@ -12,7 +12,7 @@ import html
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Coroutine, Generator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -88,6 +88,7 @@ class BatchHandle:
         self._canceller: Callable[[], None] | None = None
         self._seen: dict[int, str] = {}  # each entry's status when last counted (a change costs O(1), not O(entries))
         self._waiting = 0
+        self._copies = 0  # runs being copied to ``upload_to`` now
         self.recount()
 
     # -- what it is ---------------------------------------------------------------------------
@@ -159,6 +160,20 @@ class BatchHandle:
         self._waiting = sum(1 for e in self.entries if e.status in WAITING)
         self._settle_check()
 
+    def copy_task(self, copy: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        """Run ``copy`` (a run's copy to ``upload_to``) as a task that ``await batch`` waits for, counted from now
+        until it ends however it ends (even cancelled before it began): a script's ``asyncio.run`` cancels what is
+        left on its loop once ``await batch`` returns, and the copy of a run just ended had not begun yet."""
+        self._copies += 1
+        self._settled.clear()
+        task = self.loop.create_task(copy)
+        task.add_done_callback(self._copy_ended)
+        return task
+
+    def _copy_ended(self, _: asyncio.Task[None]) -> None:
+        self._copies -= 1
+        self._settle_check()
+
     def _settle_check(self) -> None:
         now = time.time()
         if self._waiting:
@@ -166,7 +181,10 @@ class BatchHandle:
             self.ended_at = None
             self._stop_waiting(now)
         else:
-            self._settled.set()
+            if self._copies:
+                self._settled.clear()
+            else:
+                self._settled.set()
             if self.done():
                 self._stop_waiting(now)
                 if self.ended_at is None:
@@ -201,9 +219,14 @@ class BatchHandle:
         return self._settle().__await__()
 
     async def _settle(self) -> BatchHandle:
+        """Every entry ended or paused, and the runs of ended ones copied to ``upload_to``: once all have ended the
+        runner is awaited too (its copies, an executor's jobs), else a script's ``asyncio.run`` cancelled them."""
         with watch_interrupts() as watch:
             try:
-                await asyncio.shield(self._settled.wait())
+                while not self._settled.is_set():  # set, then cleared by a copy begun in the same step
+                    await asyncio.shield(self._settled.wait())
+                if self.done() and self._runner is not None:
+                    await asyncio.shield(self._runner)
             except asyncio.CancelledError:
                 if watch.seen:
                     raise await self._interrupted() from None

@@ -50,6 +50,7 @@ class Runner:
         self.follower = Follower(handle, spec, self.slots, requeue=self._requeue)
         self.cancelled = False
         self._again: list[asyncio.Future[None]] = []  # entries queued again while the batch ran (``_requeue``)
+        self._copies: dict[tuple[int, str], asyncio.Task[None]] = {}  # (entry, episode): its run's copy to ``upload_to``
 
     def start(self) -> asyncio.Future[Any]:
         self.handle._canceller = self.cancel
@@ -99,6 +100,7 @@ class Runner:
             done, _ = await asyncio.wait(pending)
             for future in done:
                 future.result()
+        await asyncio.gather(*self._copies.values())  # each ended episode's copy (awaited by its job, unless it stopped)
         if self.spec.executor is not None:
             await self._jobs_ended()
 
@@ -268,6 +270,7 @@ class Runner:
                     entry.error = _after_earlier(entry.error, str(handle.error))
                 elif handle.score_error is not None:  # the run is sealed with its result; its scorer failed
                     entry.error = _after_earlier(entry.error, handle.score_error)
+                self._copy_when_ended(entry, handle)
             batch.changed(entry)
 
         def on_event(event: dict[str, Any]) -> None:
@@ -285,6 +288,24 @@ class Runner:
         if self.spec.upload_to is None:
             return
         await handle.wait()
+        task = self._copies.get((id(entry), handle.episode_id))
+        if task is None and handle.status in TERMINAL_STATUSES:  # ended before it was followed
+            task = self._copy_when_ended(entry, handle)
+        if task is not None:
+            await task
+
+    def _copy_when_ended(self, entry: BatchEntry, handle: EpisodeHandle) -> asyncio.Task[None] | None:
+        """Begin copying ``handle``'s run once it is sealed, from the step its episode ended in (before the batch is
+        told): ``await batch`` then waits for the copy."""
+        key = (id(entry), handle.episode_id)
+        if self.spec.upload_to is None or key in self._copies:
+            return self._copies.get(key)
+        task = self._copies[key] = self.handle.copy_task(self._copy_sealed(entry, handle))
+        return task
+
+    async def _copy_sealed(self, entry: BatchEntry, handle: EpisodeHandle) -> None:
+        assert self.spec.upload_to is not None
+        await handle.wait()  # its status is final before its run is sealed
         if handle.status in TERMINAL_STATUSES:
             error = await copy_ended(handle.run_dir, self.spec.upload_to, entry.error)
             if error != entry.error:
