@@ -81,7 +81,7 @@ class ToolDispatcher:
             try:
                 result = await run_in_thread(handler.execute, prepared, payload, func, name="noesis_nb-tool")
             except BaseException:  # cancelled (an interrupt, Stop): its processes die before the cancellation goes on
-                calls.cut()  # to record the outcome unknown and seal the run: nothing of the tool outlives the seal
+                await calls.cut()  # to record the outcome unknown and seal the run: nothing of it outlives the seal
                 raise
         finished: ToolExecutionResult = await result if inspect.isawaitable(result) else result
         return finished

@@ -26,6 +26,7 @@ from noesis_nb.secrets import SCAN_MARGIN, quoted, shown_cut
 
 from . import codes
 from ._base import as_json_data, check_keys, make_result
+from .cutoff import cutoff_scope, held_thread
 from .errors import CallableResolutionError, InvalidToolPayloadError
 from .types import (
     CallableRef,
@@ -107,10 +108,7 @@ class PythonCallableProtocol:
             if inspect.iscoroutinefunction(func):
                 value = await asyncio.wait_for(held_exits(func(*args, **kwargs)), timeout)
             else:  # a timed-out thread keeps running in the background; its result is ignored
-                call = run_in_thread(func, *args, name="noesis_nb-python-tool", **kwargs)
-                value = await asyncio.wait_for(held_exits(call), timeout)
-                if inspect.isawaitable(value):
-                    value = await asyncio.wait_for(held_exits(value), timeout)
+                value = await _on_thread(func, args, kwargs, timeout)
         except TimeoutError:
             return make_result(
                 prepared,
@@ -132,3 +130,23 @@ class PythonCallableProtocol:
                 },
             )
         return make_result(prepared, ExecutionStatus.SUCCEEDED, None, {"result": to_jsonable(value)})
+
+
+async def _on_thread(func: Callable[..., Any], args: list[Any], kwargs: dict[str, Any], timeout: float | None) -> Any:
+    """``func`` called on a thread of its own; cancelled (an interrupt, Stop), the processes it started there die
+    with all they started before the cancellation goes on, as a ``subprocess`` tool's do (``cutoff``)."""
+    with cutoff_scope() as calls:
+        try:
+            call = run_in_thread(_holding_thread, func, args, kwargs, name="noesis_nb-python-tool")
+            value = await asyncio.wait_for(held_exits(call), timeout)
+        except asyncio.CancelledError:
+            await calls.cut()  # to record the outcome unknown and seal the run: nothing of it outlives the seal
+            raise
+    if inspect.isawaitable(value):
+        value = await asyncio.wait_for(held_exits(value), timeout)
+    return value
+
+
+def _holding_thread(func: Callable[..., Any], args: list[Any], kwargs: dict[str, Any]) -> Any:
+    with held_thread(str(getattr(func, "__name__", None) or "the python tool")):
+        return func(*args, **kwargs)
