@@ -46,10 +46,10 @@ from .secrets.quoted import quoted
 from .secrets.records import shown_records, shown_value
 from .store import find_run_dir, iter_events, read_events
 from .store import list_runs as _list_runs
-from .store.listing import run_info
+from .store.listing import check_limit, run_info
 from .store.roots import refuse_run_as_root
 from .store.runfiles import UnreadableRunFile, read_file
-from .store.sealing import refuse_odd_seal
+from .store.sealing import refuse_odd_seal, seal_state
 from .store.status import LOST_HINT
 
 __all__ = [
@@ -242,6 +242,12 @@ def resume_run(
             f"ns.resume_run: unknown option(s) {', '.join(quoted(k) for k in unknown)}; it takes checkpoint_id, "
             f"using and {', '.join(sorted(_RESUME_OPTIONS))}"
         )
+    run_dir = find_run_dir(episode_id, options.get("runs_dir"))
+    if seal_state(run_dir).sealed:  # Noēsis checks the seal before the checkpoint: code catching RunSealedError relies on it
+        raise RunSealedError(
+            f"run {run_dir.name} is sealed; resume_run continues a paused or interrupted run (a seal cut short, "
+            "final.json without manifest.json, is completed by it)"
+        )
     report = resume_blocking(episode_id, checkpoint_id=checkpoint_id, using=using, **options)  # resume_run's own path
     _tell(report)
     return report.episode_id
@@ -332,12 +338,29 @@ def list_runs(
             f"limit={quoted(str(limit))} is not a count of runs; set the runs root with ns.set(runs_dir=…) "
             "or call noesis_nb.list_runs(runs_dir=…)"
         )
-    return _list_runs(limit, since, strict_manifest=strict_manifest)
+    check_limit(limit)
+    return _summarised(_list_runs(None, since, strict_manifest=strict_manifest), limit)
+
+
+def _summarised(rows: list[dict[str, Any]], limit: int | None) -> list[dict[str, Any]]:
+    """The runs Noēsis' ``list_runs`` lists: those holding ``summary.json`` (paused or unsealed runs are not, so a
+    loop reading ``row["success"]`` never meets one that has none yet); ``noesis_nb.list_runs`` lists them all."""
+    out: list[dict[str, Any]] = []
+    for row in rows:
+        if limit is not None and len(out) >= limit:
+            break
+        try:
+            if not Path(row["run_dir"], "summary.json").is_file():
+                continue
+        except OSError:  # cannot be looked at: listed, as the row that names it says
+            pass
+        out.append(row)
+    return out
 
 
 def last(*, context: Any = None) -> str | None:
     _not_implemented("last", context=context)
-    rows = _list_runs(1)
+    rows = _summarised(_list_runs(None), 1)
     return rows[0]["episode_id"] if rows else None
 
 

@@ -22,7 +22,7 @@ from .scan import shown_path, stray_reason, stray_run_files
 from .sealing import SealState, seal_state
 from .status import run_status, status_now
 
-__all__ = ["list_runs", "run_info", "status_of", "RunList"]
+__all__ = ["check_limit", "list_runs", "run_info", "status_of", "RunList"]
 
 
 class RunList(list[dict[str, Any]]):
@@ -170,6 +170,13 @@ def _obj(value: Any) -> dict[str, Any]:
     return value if type(value) is dict else {}
 
 
+def check_limit(limit: Any) -> None:
+    """Refuse a ``limit=`` that is no count of runs (a path given where the runs root was meant names the fix)."""
+    if limit is not None and (type(limit) is not int or limit < 0):
+        hint = "; pass the runs root as runs_dir=" if isinstance(limit, (str, os.PathLike)) else ""
+        raise InvalidOptionError(f"limit={quoted(limit)} is not a count of runs (a whole number ≥ 0, or None for all){hint}")
+
+
 def list_runs(
     limit: int | None = 50,
     since: str | None = None,
@@ -180,9 +187,7 @@ def list_runs(
     """Runs under ``runs_dir`` (default: the configured runs dir), newest first, paused ones included.
 
     Entries named like a run that are no run folder (``ep_….zip``) are not rows: the result's ``problems`` names them."""
-    if limit is not None and (type(limit) is not int or limit < 0):
-        hint = "; pass the runs root as runs_dir=" if isinstance(limit, (str, os.PathLike)) else ""
-        raise InvalidOptionError(f"limit={quoted(limit)} is not a count of runs (a whole number ≥ 0, or None for all){hint}")
+    check_limit(limit)
     since = _since(since)
     root = check_root(runs_dir if runs_dir is not None else config.runs_dir(), reading=True)
     problems: list[dict[str, Any]] = []
