@@ -293,7 +293,9 @@ def _harness_rows(response: dict[str, Any]) -> Iterator[Row]:
 def noetic_replay(log: Any, harness_response: Harness = None, *, output: Callable[[Any], Any] | None = None) -> RecordedReplay:
     """An adapter replaying a Noetic log (``using=noetic_replay("stream.jsonl", harness)``)."""
     given = rereadable(log, "noetic")
-    return RecordedReplay(lambda: noetic_rows(given(), harness_response), source="noetic", output=output, end_names=_ENDS)
+    return RecordedReplay(
+        lambda: noetic_rows(given(), harness_response), source="noetic", output=output, end_names=_ENDS, timed=False
+    )
 
 
 def import_noetic(log: Any, harness_response: Harness = None, *, task: str = "imported Noetic run", **opts: Any) -> str:

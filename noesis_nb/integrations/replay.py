@@ -28,12 +28,12 @@ from ..ids import validate_new_episode_id
 from ..runtime.api import solve
 from ..runtime.interrupt import carried_interrupt, held_interrupts
 from ..secrets.quoted import quoted
-from ..store.instants import utc_micros
-from ..store.replayclock import JUMP_US, ReplayClock, plausible
+from ..store.replayclock import ReplayClock
 from ..store.roots import check_root, refuse_run_as_root
 from ._dedupe import DIGEST_TAG, import_lock, imported_before, trace_digest
-from ._emit import DURATION_MS, PHASE, RECORDED_AT, Row, emit_row, recorded_duration, row
+from ._emit import PHASE, Row, emit_row, row
 from ._ending import Ending
+from ._readahead import LOOK_AHEAD, clock_for, first_time, read_ahead, recorded, replayed
 
 __all__ = [
     "EmptyTraceError",
@@ -130,7 +130,8 @@ class RecordedReplay:
     ``run_finished`` answer/result, a recorded ``answer``, or the last non-user message text);
     ``output`` maps it. A trace that does not show its run ending ends ``error`` (:class:`RecordedRunUnfinished`):
     ``end_names`` names the source's end events in its message, ``end_required`` says every complete trace of the
-    source holds one (see ``_ending.Ending``).
+    source holds one (see ``_ending.Ending``). ``timed``: its rows may carry recorded times, which stamp the run's
+    events (:meth:`episode_clock`) whether the replay is given to ``import_rows``, ``solve`` or ``start``.
     """
 
     def __init__(
@@ -142,12 +143,15 @@ class RecordedReplay:
         output: Callable[[Any], Any] | None = None,
         end_names: str = "run_finished row",
         end_required: bool = False,
+        timed: bool = True,
     ):
         self.rows = rows if callable(rows) else rereadable(rows, source)
         self.source, self.result, self.output = source, result, output
-        self.end_names, self.end_required = end_names, end_required
+        self.end_names, self.end_required, self.timed = end_names, end_required, timed
         # the run's clock when ``import_rows`` made this replay: each row's event is stamped with its recorded time
         self.replay_clock: ReplayClock | None = None
+        # episode id -> (its clock, its rows: those read ahead for the clock first), from ``episode_clock``
+        self._prepared: dict[str, tuple[ReplayClock, Iterable[Row]]] = {}
 
     def ending(self) -> Ending:
         """A fresh judge of whether this source's trace ended."""
@@ -156,14 +160,32 @@ class RecordedReplay:
     def __repr__(self) -> str:
         return f"RecordedReplay(source={quoted(self.source)})"
 
+    def episode_clock(self, episode_id: str) -> ReplayClock:
+        """The clock of the episode ``episode_id`` about to run this replay (the runtime asks before the run's first
+        event, for ``solve``, ``start`` and a batch alike): the one ``import_rows`` made, else one started at the
+        trace's first recorded time, the rows read ahead to find it kept for :meth:`invoke`."""
+        if self.replay_clock is not None:
+            return self.replay_clock
+        ahead: list[Row] = []
+        failure: Exception | None
+        try:
+            items: Iterator[Row] = iter(self.rows())
+        except Exception as exc:  # a one-shot source read before, a missing log: the run ends ``error`` with it
+            items, failure, start = iter(()), exc, None
+        else:
+            start, failure = read_ahead(items, ahead, self.timed)
+        clock = clock_for(start, len(ahead), self.timed)
+        self._prepared[episode_id] = (clock, itertools.chain(replayed(ahead, failure), items))
+        return clock
+
     def invoke(self, task: Any, ctx: Any) -> Any:
-        items = self.rows()
+        prepared = self._prepared.pop(getattr(ctx, "episode_id", ""), None)
+        clock, items = prepared if prepared is not None else (self.replay_clock, self.rows())
         answer, failure, cancelled, seen, ending = None, None, False, False, self.ending()
-        clock = self.replay_clock
         for item in items:
             seen = True
             if clock is not None:
-                clock.advance(*_recorded(item))
+                clock.advance(*recorded(item))
             emit_row(ctx, item)
             payload = item[1]
             kind = payload.get("kind")
@@ -234,9 +256,9 @@ def import_rows(
         whole = isinstance(rows, (list, tuple))
     items = iter(rows() if callable(rows) else rows)
 
-    def replay_of(given: Iterable[Row], start: int | None = None) -> RecordedReplay:
-        replay = RecordedReplay(given, source=source, result=result, end_names=end_names, end_required=end_required)
-        replay.replay_clock = ReplayClock(start)  # the run begins at the trace's first recorded time
+    def replay_of(given: Iterable[Row], clock: ReplayClock) -> RecordedReplay:
+        replay = RecordedReplay(given, source=source, result=result, end_names=end_names, end_required=end_required, timed=timed)
+        replay.replay_clock = clock  # the run begins at the trace's first recorded time
         return replay
 
     if whole:
@@ -244,24 +266,13 @@ def import_rows(
     first = next(items, _NOTHING)
     if first is _NOTHING:
         raise _empty(source, name)
-    # rows read until the first known time (at most _LOOK_AHEAD): the run's own first events are stamped with it
-    ahead, start, failure = [first], _start([first]), None
+    # rows read until the first known time (at most LOOK_AHEAD): the run's own first events are stamped with it
+    ahead = [first]
     with held_interrupts() as held:  # a Ctrl-C while a slow stream is read ahead: its run is then sealed cancelled
-        try:
-            while timed and start is None and len(ahead) < _LOOK_AHEAD:
-                item = next(items, _NOTHING)
-                if item is _NOTHING:
-                    break
-                ahead.append(item)
-                start = _start([item])
-        except Exception as exc:  # replayed after the rows before it: the run ends ``error`` with it
-            failure = exc
+        start, failure = read_ahead(items, ahead, timed)
     # solve holds it while it makes the run, then hands it on: the run is sealed cancelled
     carried = carried_interrupt.set(True) if held.seen else None
-    replayed = itertools.chain(_replayed(ahead, failure), items)
-    replay = replay_of(replayed, start)
-    if start is None and (len(ahead) >= _LOOK_AHEAD or not timed) and replay.replay_clock is not None:
-        replay.replay_clock.ignoring = True  # its first events are stamped now: a later time would be clamped
+    replay = replay_of(itertools.chain(replayed(ahead, failure), items), clock_for(start, len(ahead), timed))
     try:
         return _solve_warned(task, replay, opts)  # the engine tags the run with replay.source
     except BaseException:
@@ -270,20 +281,6 @@ def import_rows(
     finally:
         if carried is not None:  # never carried past this call (solve refused before it made a run)
             carried_interrupt.reset(carried)
-
-
-_LOOK_AHEAD = 1000  # rows a stream is read ahead for its first recorded time
-
-
-def _start(read: list[Row]) -> int | None:
-    """The time a run of ``read`` starts at: its first plausible recorded time, or the next one when that is more
-    than an hour earlier (the first a lone jump ahead); None when it has none."""
-    known = (t for t in (_recorded(item)[0] for item in read) if plausible(t))
-    first = next(known, None)
-    second = next(known, None)
-    if first is not None and second is not None and second < first - JUMP_US:
-        return second
-    return first
 
 
 def _solve_warned(task: str, replay: RecordedReplay, opts: dict[str, Any]) -> str:
@@ -302,7 +299,7 @@ def _solve_warned(task: str, replay: RecordedReplay, opts: dict[str, Any]) -> st
             said.append(f"{clock.jumps} row(s) had a time more than an hour ahead that the next time did not confirm")
         if clock is not None and clock.unused:
             said.append(
-                f"no row of the first {_LOOK_AHEAD} had a time, so the run is stamped as imported and the "
+                f"no row of the first {LOOK_AHEAD} had a time, so the run is stamped as imported and the "
                 f"{clock.unused} later time(s) were not used (import the trace whole, e.g. as a list, to use them)"
             )
         if said:
@@ -317,7 +314,7 @@ def _solve_warned(task: str, replay: RecordedReplay, opts: dict[str, Any]) -> st
 
 def _import_whole(
     items: Iterator[Row],
-    replay_of: Callable[[Iterable[Row], int | None], RecordedReplay],
+    replay_of: Callable[[Iterable[Row], ReplayClock], RecordedReplay],
     *,
     task: str,
     source: str,
@@ -343,11 +340,11 @@ def _import_whole(
             raise failure
         raise _empty(source, name)
     tags = opts.get("tags")
-    start = _start(read)
+    start = first_time(read)
     if tags is not None and not isinstance(tags, dict):  # solve names the wrong value
-        return _solve_warned(task, replay_of(_replayed(read, failure), start), opts)
+        return _solve_warned(task, replay_of(replayed(read, failure), ReplayClock(start)), opts)
     parts = {"source": source, "task": task, "result": result, "options": {k: v for k, v in opts.items() if k != "runs_dir"}}
-    ending = replay_of((), None).ending()
+    ending = replay_of((), ReplayClock()).ending()
     for item in read:  # a malformed row is the replay's to refuse, not this look's
         payload = item[1] if isinstance(item, tuple) and len(item) == 2 else None
         if isinstance(payload, dict):
@@ -370,23 +367,8 @@ def _import_whole(
                 stacklevel=4,
             )
             return earlier
-        replay = replay_of(_replayed(read, failure), start)
+        replay = replay_of(replayed(read, failure), ReplayClock(start))
         return _solve_warned(task, replay, {**opts, "tags": {**(tags or {}), DIGEST_TAG: digest}})
-
-
-def _recorded(item: Any) -> tuple[int | None, float | None]:
-    """A row's recorded time (microseconds) and duration (ms), each None when it carries none."""
-    payload = item[1] if isinstance(item, tuple) and len(item) == 2 else None
-    if not isinstance(payload, dict):
-        return None, None
-    return utc_micros(payload.get(RECORDED_AT)), recorded_duration(payload.get(DURATION_MS))
-
-
-def _replayed(read: list[Row], failure: Exception | None) -> Iterator[Row]:
-    """The rows read, then the error that stopped the reading (the run ends ``error`` with it)."""
-    yield from read
-    if failure is not None:
-        raise failure
 
 
 def _close_quietly(items: Any) -> None:

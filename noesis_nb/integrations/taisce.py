@@ -159,7 +159,7 @@ def taisce_replay(
 ) -> RecordedReplay:
     """An adapter replaying a Taisce-wrapped agent's transcript."""
     given = messages if callable(messages) else rereadable(messages, "taisce")
-    return RecordedReplay(lambda: taisce_rows(given()), source="taisce", output=output, end_names=_ENDS)
+    return RecordedReplay(lambda: taisce_rows(given()), source="taisce", output=output, end_names=_ENDS, timed=False)
 
 
 def import_taisce(messages: Iterable[Any], *, task: str = "imported Taisce transcript", **opts: Any) -> str:

@@ -37,7 +37,7 @@ from ..tools.errors import PreparedToolInvocationNotFoundError
 from .episode import Episode, EpisodeOptions
 from .gate import Decision, check_decision_options, tell_if_overruled, to_decision
 from .handle import EpisodeHandle
-from .interrupt import held_interrupts, interrupted, watch_interrupts
+from .interrupt import HeldInterrupt, held_interrupts, interrupted, watch_interrupts
 from .recorder import Recorder
 from .registry import forget, live_handles, register
 from .resolve import refuse_non_adapter, resolve_using
@@ -327,7 +327,32 @@ def create_episode(task: Any, using: Any, *, runs_dir: Any, wait_for_human: bool
 
     ``inputs`` reach the adapter as ``ctx.inputs``; ``batch`` (batch id, task index, adapter name) is recorded in
     the run's state and summary under ``x-noesis_nb.batch``.
+
+    Every entry point makes its run here, and here an interrupt (Ctrl-C, the kernel's ■) is held back while the run
+    is made (never half made, left locked, by a KeyboardInterrupt between two of its writes), then handed on once it
+    exists: a handler that raises it (a script, a sync cell) gets the run sealed ``cancelled`` and the one
+    ``EpisodeInterrupted`` line instead; one that cancels (an async cell's, ``asyncio.run``'s) cancels as it would.
     """
+    with held_interrupts() as held:
+        episode = _made_episode(task, using, runs_dir=runs_dir, wait_for_human=wait_for_human, **opts)
+        _hand_on(held, episode)  # sealed while still held: a second Ctrl-C does not cut the seal short
+    _hand_on(held, episode)  # one that landed as the hold ended
+    return episode
+
+
+def _hand_on(held: HeldInterrupt, episode: Episode, task_: asyncio.Task[Any] | None = None) -> None:
+    """Hand a held interrupt to the handler it was held from; one raising it gets ``episode`` (made, never begun:
+    its ``task_``, if launched, has not taken a step) sealed ``cancelled`` and ``EpisodeInterrupted`` instead."""
+    try:
+        held.deliver()
+    except KeyboardInterrupt:
+        if task_ is not None:
+            task_.cancel()  # its coroutine never runs
+        episode.cancel_unstarted()
+        raise interrupted(episode) from None
+
+
+def _made_episode(task: Any, using: Any, *, runs_dir: Any, wait_for_human: bool, **opts: Any) -> Episode:
     checked = _checked_options(task, runs_dir=runs_dir, wait_for_human=wait_for_human, **opts)
     options = checked.options
     adapter = resolve_using(using)
@@ -344,8 +369,10 @@ def create_episode(task: Any, using: Any, *, runs_dir: Any, wait_for_human: bool
         adapter_label=adapter.label,
         extension=checked.extension,
     )
-    # a recorded trace being imported (``integrations.replay.import_rows``) stamps its run with its recorded times
-    clock = getattr(adapter.target, "replay_clock", None)
+    # a recorded trace (``integrations.replay.RecordedReplay``) stamps its run with its recorded times, whichever
+    # entry point runs it (solve, start, a batch, an import): its class gives the clock, read before the first event
+    make = getattr(type(adapter.target), "episode_clock", None)
+    clock = make(adapter.target, checked.episode_id) if callable(make) else None
     recorder.writer.clock = clock if isinstance(clock, ReplayClock) else None
     return Episode(adapter, options, recorder)
 
@@ -375,19 +402,27 @@ def start(task: str, using: Any, **opts: Any) -> EpisodeHandle:
             "start() needs a running event loop (a notebook cell, or inside `async def`); "
             + (in_thread() or "from plain scripts use noesis_nb.solve(...)")
         )
-    episode = create_episode(task, using, runs_dir=runs_dir, wait_for_human=True, **opts)
-    return launch(episode, loop)
+    with held_interrupts() as held:  # until its task is on the loop: its run made and never left unowned
+        episode = create_episode(task, using, runs_dir=runs_dir, wait_for_human=True, **opts)
+        handle, task_ = _launched(episode, loop)
+        _hand_on(held, episode, task_)
+    _hand_on(held, episode, task_)
+    return handle
 
 
 def launch(episode: Episode, loop: asyncio.AbstractEventLoop) -> EpisodeHandle:
     """Run ``episode`` as a background task on ``loop`` (the caller's running loop); its live handle."""
+    return _launched(episode, loop)[0]
+
+
+def _launched(episode: Episode, loop: asyncio.AbstractEventLoop) -> tuple[EpisodeHandle, asyncio.Task[Any]]:
     episode.loop = loop
     episode.reraise_exits = False  # nobody awaits this task: a KeyboardInterrupt raised out of it would stop the loop
     task_ = loop.create_task(episode.run(), name=f"noesis_nb:{episode.recorder.episode_id}")
     handle = EpisodeHandle(episode, task_)
     register(handle)
     task_.add_done_callback(lambda t: _forget(handle.episode_id, t))
-    return handle
+    return handle, task_
 
 
 def _forget(episode_id: str, task: asyncio.Future[Any]) -> None:
@@ -419,10 +454,8 @@ def solve(task: str, using: Any, **opts: Any) -> str:
     same id back, with a warning that the await waited for nothing: ``start`` returns at once in a notebook).
     An interrupt (Ctrl-C, the kernel's ■) cancels the episode, which seals its run ``cancelled``,
     and raises ``EpisodeInterrupted`` saying so."""
-    with held_interrupts() as held:  # an interrupt now comes once the run exists, to be sealed cancelled
-        episode = create_episode(task, using, runs_dir=opts.pop("runs_dir", None), wait_for_human=False, **opts)
+    episode = create_episode(task, using, runs_dir=opts.pop("runs_dir", None), wait_for_human=False, **opts)
     try:
-        held.deliver()
         run_sync(episode.run())
     except KeyboardInterrupt as exc:
         if exc is episode.error:  # the adapter's own, raised again after its run was sealed (or left paused): as is

@@ -131,7 +131,8 @@ class Episode:
     def set_status(self, status: str) -> None:
         self.status = status
         if status in TERMINAL_STATUSES:
-            self.ended_at = time.time()
+            clock = self.recorder.writer.clock  # an imported run ends at its recorded end, as its events say
+            self.ended_at = clock.at / 1e6 if clock is not None and clock.at is not None else time.time()
             self.gate.close()
             self.steers.close()
         if status == "running":

@@ -20,7 +20,7 @@ from .._jsonio import as_object, atomic_write_json, bounded_jsonable
 from .._safetext import error_text
 from ..secrets import shown_cut
 from ..secrets.quoted import quoted
-from ..store import now_iso, write_manifest
+from ..store import write_manifest
 from ..store.artifacts import sweep_transients
 from ..store.paths import UnsafeRunPathError, run_path
 from ..store.seal import SEAL_KEY, make_seal
@@ -403,7 +403,7 @@ def complete_seal(rec: Recorder) -> bool:
                 "episode_id": rec.episode_id,
                 "process_id": process.get("id", f"proc_{rec.episode_id.removeprefix('ep_')}"),
                 "run_index": process.get("run_index", 1),
-                "finalized_at": now_iso(),
+                "finalized_at": rec.writer.run_now(),  # an imported run's recorded end, as its last event
                 "outcome": final_outcome(status),
                 "verification_status": "unverified" if status == "ok" else "not_applicable",
                 # after the log's last line and the sweep: the frames read this run as written while it is as sealed
@@ -417,7 +417,8 @@ def complete_seal(rec: Recorder) -> bool:
         sweep_transients(rec.run_dir)  # temp files a killed writer left: not part of the run
         rec.remove_owner_note()  # before the manifest: a kill after it leaves no unlisted file
         kept = rec.writer.closed_as
-        write_manifest(rec.run_dir, rec.episode_id, known={"events.jsonl": kept} if kept is not None else None)
+        known = {"events.jsonl": kept} if kept is not None else None
+        write_manifest(rec.run_dir, rec.episode_id, known=known, created_at=rec.writer.run_now())
     rec.release(remove=True)
     forget_written(rec.run_dir)  # its records are sealed: the table keeps only runs still being written
     return True

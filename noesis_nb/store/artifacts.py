@@ -143,8 +143,12 @@ def is_sealed(run_dir: Path) -> bool:
     return seal_state(run_dir).sealed
 
 
-def write_manifest(run_dir: Path, episode_id: str, known: Mapping[str, FileDigest] | None = None) -> dict[str, Any]:
+def write_manifest(
+    run_dir: Path, episode_id: str, known: Mapping[str, FileDigest] | None = None, *, created_at: str | None = None
+) -> dict[str, Any]:
     """Hash every regular file under the run (except the manifest and transient files) into ``manifest.json``.
+
+    ``created_at``: the run's time of sealing (an imported run's recorded end); default the time of writing.
 
     ``known`` gives files whose writer kept their hash as it wrote them (``events.jsonl``): each
     one still the same file, unchanged since, is listed without reading it again, so sealing
@@ -171,7 +175,7 @@ def write_manifest(run_dir: Path, episode_id: str, known: Mapping[str, FileDiges
     manifest = {
         "schema_version": "manifest/1.0",
         "episode_id": episode_id,
-        "created_at": now_iso(),
+        "created_at": created_at or now_iso(),
         "files": sorted(files, key=lambda f: f["name"]),
         "signer": None,
     }

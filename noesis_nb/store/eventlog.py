@@ -34,6 +34,7 @@ from ..errors import (
     refused_write,
 )
 from .paths import UnsafeRunPathError, run_path
+from .replayclock import iso_of
 from .runfiles import MAX_DOCUMENT_BYTES, UnreadableRunFile, _too_large, open_file, read_file, what_is
 from .sealing import seal_state
 
@@ -158,6 +159,13 @@ class EventWriter:
     @property
     def sealed(self) -> bool:
         return self._sealed
+
+    def run_now(self) -> str:
+        """The run's time now, for its documents (``final.json``, ``manifest.json``): an imported run's recorded time
+        (its ``clock``, as its events are stamped), else the time of writing; one clock per run, never both."""
+        clock = self.clock
+        at = clock.at if clock is not None else None
+        return now_iso() if at is None else iso_of(at)
 
     def _sealed_on_disk(self) -> bool:
         """Either seal document there, in any shape (``sealing.SealState.closed``): a link or folder planted in
