@@ -77,6 +77,9 @@ _SUMMARY_KEYS = (
     "checkpoint_id",
     "input_tokens",
     "output_tokens",
+    "cached_input_tokens",  # the parts of a call's tokens the step's meter shows too (cached, cache writes, reasoning)
+    "cache_write_input_tokens",
+    "reasoning_tokens",
     "error",
 )
 

@@ -118,7 +118,7 @@ def timeline_text(events: Iterable[Mapping[str, Any]]) -> str:
     invisible character shown), the payload as prose (``short_payload``)."""
     return "\n".join(
         f"{pad(_short(event_time(e), 24), 12)} {pad(_short(phase_label(e.get('phase')), 40, exact=True), 10)} "
-        f"{pad(_short(event_name(e), 120, exact=True), 28)} {short_payload(e, 90)}"
+        f"{pad(_short(event_name(e), 120, exact=True), 28)} {short_payload(e, 160)}"
         for e in events
     )
 
