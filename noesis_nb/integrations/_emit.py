@@ -136,6 +136,12 @@ def usage_row(
     )
     warnings: list[str] = []
     total = _total(total_tokens, counts, warnings)
+    given = (input_tokens, output_tokens, cached_input_tokens, cache_write_input_tokens, reasoning_tokens)
+    if refused := [k for k, v in zip(_COUNTS, given) if v is not None and counts[k] is None]:
+        # a count that is none (10**33, -5, text) leaves the call's cost unknown: the source's own figure was
+        # worked from it, so it is kept in the row's raw data only, never a $0 next to unknown tokens
+        warnings.append(f"{', '.join(refused)} reported as no token count; left out, and the reported cost with them")
+        cost_usd = None
     payload: dict[str, Any] = {
         "event_name": MODEL_CALL,
         "kind": "usage",

@@ -43,7 +43,7 @@ from ..tools._files import check_id
 from ..tools.names import split_tool_name
 from .abandoned import abandon_held_draft, abandon_paused_draft, episode_stopping
 from .gate import Decision, PendingApproval, to_decision
-from .handreport import cut_texts, plain_figures, reported_text
+from .handreport import cut_texts, plain_figures, reported_counts, reported_text
 from .interrupt import interrupts_noted, killed_by_interrupt
 from .lifecycle import act_parent, emit_candidate, is_vetoed, record_action
 from .pause import EpisodePaused
@@ -147,9 +147,12 @@ class EpisodeContext:
                 )
                 + "give a phase of your own a name of its own (e.g. 'note', or 'x-' and the name)"
             )
-        caused_by = self._caused_by
+        caused_by, refused = self._caused_by, None
         if phase == "model" and payload.get("event_name") == MODEL_CALL:  # counted in the summary and usage_df
-            figures = plain_figures({k: payload[k] for k in (*_TOKEN_ARGS, "latency_ms", "cost_usd") if k in payload})
+            figures = plain_figures({k: payload[k] for k in ("latency_ms", "cost_usd") if k in payload})
+            # a count refused leaves the call's counts unknown (its cost too, never $0), said once it is written
+            counts, refused = reported_counts({k: payload[k] for k in _TOKEN_ARGS if k in payload}, parts=False)
+            figures.update(counts)
             if any(type(payload[k]) is not type(v) for k, v in figures.items()):  # a numpy int, a float subclass
                 payload = {**payload, **figures}
             # a megabyte model name is stored cut, one holding a control character refused, as by ``model_call``
@@ -176,7 +179,10 @@ class EpisodeContext:
             self._plain_phases.add(phase)  # accepted as it is: its next event takes the hot path
         if agent_id and agent_id not in self._clean_names:  # a sub-agent's endpoint, with its credentials in the URL
             agent_id = self._screened_name(agent_id)
-        return str(self._episode.recorder.emit(phase, payload, agent_id=agent_id or self._agent, caused_by=caused_by)["id"])
+        event = self._episode.recorder.emit(phase, payload, agent_id=agent_id or self._agent, caused_by=caused_by)
+        if refused is not None:
+            raise ValueError(f"{refused} (the call is recorded with its token counts unknown, so its cost reads unknown)")
+        return str(event["id"])
 
     def _screened_name(self, text: str) -> str:
         """``text`` (a phase, an agent id: written beside the payload) with its secrets redacted, as the payload's
@@ -232,7 +238,9 @@ class EpisodeContext:
     ) -> str:
         """Record one model call. Input/output are totals; cached, cache-write and reasoning are parts of them.
 
-        Unknown counts stay ``None`` (never 0); a negative, NaN or infinite ``latency_ms`` or ``cost_usd`` is refused
+        Unknown counts stay ``None`` (never 0). A count that is none (10**33, negative, a fraction, parts past their
+        total) raises ``ValueError`` once the call is recorded with its counts unknown: it happened, its cost is
+        unknown, never $0. A negative, NaN or infinite ``latency_ms`` or ``cost_usd`` is refused
         as a negative count is (a frame would read it as unknown). ``cost_usd`` is what the provider reported; analysis
         prices tokens itself and keeps this in its own column. A call the episode already captured
         from the SDK (same ``request_id``, or same model and token totals) is not written twice: the
@@ -242,23 +250,24 @@ class EpisodeContext:
         provider = reported_text("provider", provider)
         request_id = reported_text("request_id", request_id)
         figures = plain_figures({"latency_ms": latency_ms, "cost_usd": cost_usd})  # one rule for every figure
-        counts = plain_figures(
-            dict(zip(_TOKEN_ARGS, (input_tokens, output_tokens, cached_input_tokens, cache_write_input_tokens, reasoning_tokens)))
-        )
-        input_tokens, output_tokens = counts["input_tokens"], counts["output_tokens"]
-        cached_input_tokens, cache_write_input_tokens = counts["cached_input_tokens"], counts["cache_write_input_tokens"]
-        reasoning_tokens = counts["reasoning_tokens"]
-        parts_in = sum(v for v in (cached_input_tokens, cache_write_input_tokens) if v is not None)
-        if input_tokens is not None and parts_in > input_tokens:
-            raise ValueError(
-                f"cached_input_tokens + cache_write_input_tokens = {parts_in} exceeds input_tokens={input_tokens}; "
-                "input_tokens is the total including cached and cache-write tokens"
-            )
-        if output_tokens is not None and reasoning_tokens is not None and reasoning_tokens > output_tokens:
-            raise ValueError(
-                f"reasoning_tokens={reasoning_tokens} exceeds output_tokens={output_tokens}; output_tokens includes reasoning"
-            )
-        captured = claim_manual(self.episode_id, model, input_tokens, output_tokens, request_id, counts)
+        given = (input_tokens, output_tokens, cached_input_tokens, cache_write_input_tokens, reasoning_tokens)
+        counts, refused = reported_counts(dict(zip(_TOKEN_ARGS, given)))
+        event_id = self._model_event(model, provider, request_id, counts, figures)
+        if refused is not None:  # the call happened: it is recorded, its counts unknown, and the slip is said
+            raise ValueError(f"{refused} (the call is recorded with its token counts unknown, so its cost reads unknown)")
+        return event_id
+
+    def _model_event(
+        self,
+        model: str,
+        provider: str | None,
+        request_id: str | None,
+        counts: dict[str, Any],
+        figures: dict[str, Any],
+    ) -> str:
+        """Write one model call's event (or return the captured call's id when capture recorded it already)."""
+        inp, out = counts["input_tokens"], counts["output_tokens"]
+        captured = claim_manual(self.episode_id, model, inp, out, request_id, counts)
         if captured is not None:
             return captured
         payload = {

@@ -23,13 +23,35 @@ from ..errors import InvalidOptionError
 from ..secrets.quoted import quoted
 from ..store.vocab import TOKEN_FIELDS
 
-__all__ = ["cut_texts", "peer_text", "plain_figures", "reported_text"]
+__all__ = ["cut_texts", "peer_text", "plain_figures", "reported_counts", "reported_text"]
 
 
 def plain_figures(given: dict[str, Any]) -> dict[str, Any]:
     """``given``'s token counts and amounts as plain ints and floats (None stays None); a ``ValueError`` naming the
     first one that is no such number, and what to pass instead."""
     return {key: None if value is None else _figure(key, value) for key, value in given.items()}
+
+
+def reported_counts(given: dict[str, Any], *, parts: bool = True) -> tuple[dict[str, Any], ValueError | None]:
+    """A model call's token counts as written (``plain_figures``; with ``parts``, cached and cache-write within the
+    input, reasoning within the output), and the ``ValueError`` refusing them, if any: then every count given is
+    None, so the call is still recorded, its tokens and cost unknown (a call that happened never reads as $0)."""
+    try:
+        counts = plain_figures(given)
+        if not parts:
+            return counts, None
+        parts_in = sum(v for v in (counts.get("cached_input_tokens"), counts.get("cache_write_input_tokens")) if v)
+        if counts.get("input_tokens") is not None and parts_in > counts["input_tokens"]:
+            raise ValueError(
+                f"cached_input_tokens + cache_write_input_tokens = {parts_in} exceeds input_tokens={counts['input_tokens']}; "
+                "input_tokens is the total including cached and cache-write tokens"
+            )
+        output, reasoning = counts.get("output_tokens"), counts.get("reasoning_tokens")
+        if output is not None and reasoning is not None and reasoning > output:
+            raise ValueError(f"reasoning_tokens={reasoning} exceeds output_tokens={output}; output_tokens includes reasoning")
+    except ValueError as exc:
+        return dict.fromkeys(given), exc
+    return counts, None
 
 
 def _figure(key: str, value: Any) -> int | float:

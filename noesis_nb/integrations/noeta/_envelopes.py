@@ -85,6 +85,8 @@ def noeta_usage(
     usage = usage if isinstance(usage, dict) else {}
     parts = [token_count(usage.get(k)) for k in ("uncached", "cache_read", "cache_write")]
     total = sum(p for p in parts if p is not None) if None not in parts else None
+    if any(usage.get(k) is not None and p is None for k, p in zip(("uncached", "cache_read", "cache_write"), parts)):
+        cost_usd = None  # worked from a part that is no count (10**33, -5): unknown, as the input total is
     return usage_row(
         "noeta",
         model=model,
