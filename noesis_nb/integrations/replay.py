@@ -230,6 +230,7 @@ def import_rows(
     end_names: str = "run_finished row",
     end_required: bool = False,
     timed: bool = True,
+    reimport: bool = False,
     **opts: Any,
 ) -> str:
     """Write ``rows`` as a sealed Noēsis run (``solve`` with :class:`RecordedReplay`); returns the episode id.
@@ -242,8 +243,9 @@ def import_rows(
     ``whole``: the trace is complete where it is (a file, a text, a list; the default for a list or tuple of
     rows), so it is read whole first: importing the identical trace (same rows, task and options) into the
     same root again returns the run made the first time, with a :class:`TraceAlreadyImported` warning (see
-    ``_dedupe``), and a changed trace makes a new run. Otherwise (an open file, a generator: a log that may
-    still be written) rows are replayed as they come, and a Ctrl-C while waiting for one seals the run cancelled.
+    ``_dedupe``), and a changed trace makes a new run (``reimport=True``: a new run all the same). Otherwise (an
+    open file, a generator: a log that may still be written) rows are replayed as they come, each import a run, and
+    a Ctrl-C while waiting for one seals the run cancelled.
 
     ``end_names`` / ``end_required``: how a trace of this source shows its run ending (see :class:`RecordedReplay`);
     one that does not is sealed ``error`` naming what is missing, and its episode id is returned all the same.
@@ -262,7 +264,7 @@ def import_rows(
         return replay
 
     if whole:
-        return _import_whole(items, replay_of, task=task, source=source, result=result, name=name, **opts)
+        return _import_whole(items, replay_of, task=task, source=source, result=result, name=name, reimport=reimport, **opts)
     first = next(items, _NOTHING)
     if first is _NOTHING:
         raise _empty(source, name)
@@ -320,6 +322,7 @@ def _import_whole(
     source: str,
     result: Any,
     name: str | None,
+    reimport: bool = False,
     **opts: Any,
 ) -> str:
     """``import_rows`` of a complete trace: read it, then return the run an earlier import of it made, or make one.
@@ -357,12 +360,12 @@ def _import_whole(
     root = config.runs_dir(opts.get("runs_dir"))
     refuse_run_as_root(check_root(root))  # solve's own refusals, before the lock makes the root
     with import_lock(root):
-        earlier = imported_before(root, digest)
+        earlier = None if reimport else imported_before(root, digest)
         if earlier is not None:
             warnings.warn(
                 f"this {source} trace was imported into {quoted(str(root))} already, as run {earlier} (same rows, task "
-                f"and options: {DIGEST_TAG} {digest[:19]}…); that run is returned. Pass another task= or runs_dir= "
-                "for a second run",
+                f"and options: {DIGEST_TAG} {digest[:19]}…); that run is returned. Pass reimport=True (or another task= or "
+                "runs_dir=) for a second run",
                 TraceAlreadyImported,
                 stacklevel=4,
             )

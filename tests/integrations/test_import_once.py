@@ -43,7 +43,7 @@ def _write_log(path: Path, rows: list[dict]) -> Path:
 def test_the_same_noetic_file_imported_twice_is_one_run(tmp_path: Path, runs_dir: Path) -> None:
     log = _write_log(tmp_path / "stream.jsonl", LOG)
     first = import_noetic(log, runs_dir=runs_dir)
-    with pytest.warns(TraceAlreadyImported, match=rf"already, as run {first} .*Pass another task= or runs_dir="):
+    with pytest.warns(TraceAlreadyImported, match=rf"already, as run {first} .*Pass reimport=True \(or another task="):
         again = import_noetic(log, runs_dir=runs_dir)
     assert again == first
     assert _runs(runs_dir) == [first]
