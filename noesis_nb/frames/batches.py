@@ -104,7 +104,8 @@ def batch_summary(runs: Any) -> pd.DataFrame:
     """Per adapter: finished runs, success rate (Wilson 95%), mean score (t 95%), cost and tokens per task, p50/p95 duration.
 
     The duration percentiles are of the running time (``running_time``: ``duration_s - waiting_s``, a wait for a
-    person to approve left out); ``attrs["duration"]`` says which was used."""
+    person to approve left out); ``attrs["duration"]`` says which was used. Cost and tokens per task are NaN when
+    any task's are unknown (an unpriced call), as ``runs_df``'s totals are."""
     frame = latest_runs(_runs(runs))
     frame = frame.assign(adapter=_adapter(frame))
     rows = []
@@ -128,8 +129,9 @@ def batch_summary(runs: Any) -> pd.DataFrame:
                 "mean_score": mean,
                 "score_low": score_low,
                 "score_high": score_high,
-                "cost_per_task_usd": float(finished["cost_usd"].mean()) if n else math.nan,
-                "tokens_per_task": float(tokens.mean()) if n and tokens.notna().any() else math.nan,
+                # unknown when a task's cost or tokens are (an unpriced call): never the mean of the others alone
+                "cost_per_task_usd": float(finished["cost_usd"].mean(skipna=False)) if n else math.nan,
+                "tokens_per_task": float(tokens.astype(float).mean(skipna=False)) if n else math.nan,
                 "duration_p50_s": float(np.nanpercentile(durations, 50)) if np.isfinite(durations).any() else math.nan,
                 "duration_p95_s": float(np.nanpercentile(durations, 95)) if np.isfinite(durations).any() else math.nan,
             }
