@@ -12,14 +12,20 @@ from opentelemetry.trace import SpanContext, SpanKind, Status, StatusCode, Trace
 from .otel_clean import clean_text
 from .otel_spans import status_code
 
-__all__ = ["readable_spans"]
+__all__ = ["readable_spans", "service_resource"]
 
 _KINDS = {"internal": SpanKind.INTERNAL, "client": SpanKind.CLIENT}
 
 
-def readable_spans(specs: list[dict[str, Any]], service: str) -> list[ReadableSpan]:
+def service_resource(service: str) -> Resource:
+    """The resource naming ``service``. Made once per exporter: ``Resource.create`` runs its detectors on a thread
+    pool, which refuses work once the interpreter exits, so a live export's last look at exit could send nothing."""
+    return Resource.create({"service.name": clean_text(service, 512)})  # a name is text that leaves, as any other
+
+
+def readable_spans(specs: list[dict[str, Any]], service: str | Resource) -> list[ReadableSpan]:
     """Finished spans with the specs' own ids and times (an export of what happened, not a live trace)."""
-    resource = Resource.create({"service.name": clean_text(service, 512)})  # a name is text that leaves, as any other
+    resource = service if isinstance(service, Resource) else service_resource(service)
     scope = InstrumentationScope("noesis_nb")
     out = []
     for s in specs:

@@ -107,7 +107,9 @@ def export_otel(
     ``live=True`` (one running episode's handle, and an ``endpoint``): spans are sent while the
     episode runs, each once, when it is finished (checked every ``interval`` seconds, in a thread of
     its own), the root span when the episode ends; returns the ``LiveExport`` (``wait``, ``stop``,
-    ``sent``, ``errors``).
+    ``sent``, ``errors``). When the interpreter exits first (a script ending with ``await handle``), it
+    takes one last look, sending what is final and writing ``path``, within ``timeout`` (at most 5 s), and
+    warns of what it left unsent.
 
     A part of a run that cannot be read is a ``TraceIncomplete`` warning naming the file (and
     lines) left out; a live export notes it in ``errors``. A live export asks a collector that is down
@@ -240,6 +242,9 @@ class OtlpSender:
         self._exporter = exporter_module.OTLPSpanExporter(
             endpoint=self.url, headers=headers, timeout=timeout, session=self._session
         )
+        from ._otel_sdk import service_resource  # imports opentelemetry
+
+        self._resource = service_resource(service)  # made now: at interpreter exit it could not be (a thread pool)
 
     def send(self, specs: list[SpanSpec], sent: Callable[[list[SpanSpec]], None] | None = None) -> str | None:
         """Send ``specs`` in requests of at most ``BATCH_SPANS`` spans and about ``BATCH_BYTES`` (``sent`` is told
@@ -255,7 +260,7 @@ class OtlpSender:
         done = 0
         for batch in _batches(specs):
             with quiet_exporter(), query_kept_out_of_logs(self.url):
-                result = self._exporter.export(readable_spans(batch, self.service))
+                result = self._exporter.export(readable_spans(batch, self._resource))
             problem = (
                 refusal(self.url, self._session, result, self.timeout)
                 if getattr(result, "name", "") != "SUCCESS"

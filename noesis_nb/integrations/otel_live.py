@@ -14,6 +14,7 @@ look, for ever: the live export stops sending to it, says so once in ``errors`` 
 writes ``path``, if given, at the end (building no spans until then). So does a failure the same request meets
 again (a TLS certificate not trusted here, an https:// URL to a plain HTTP collector).
 A tool record that cannot be read is noted there once.
+The thread is a daemon; at interpreter exit it takes one last look, within a bounded time (``otel_exit``).
 The episode itself is never slowed or stopped by its exporter (a look that took long spaces the next ones
 out, so the exporter stays under a tenth of one core; time spent waiting on the collector is not counted: it costs no processor).
 """
@@ -41,6 +42,7 @@ from ..store.vocab import (
     TOOL_REJECTED_GOVERNANCE,
     TOOL_REJECTED_INVALID,
 )
+from .otel_exit import follow, left_words, unfollow
 
 if TYPE_CHECKING:
     from .otel import OtlpSender
@@ -79,13 +81,20 @@ class LiveExport:
         self._dropped_seen: set[int] = set()  # those left out, each counted once
         self.sent = 0
         self._sender = sender
+        self.timeout = sender.timeout
         self._sent_ids: set[int] = set()
+        self._lock = threading.Lock()  # ``_sent_ids`` read at exit while the thread may still add to it
+        self._written = False  # ``path`` written by a last look (the episode's end, ``stop()``, the exit)
+        self._last_problem: str | None = None
         self._unsent = False
         self._backing_off = False  # said once in ``errors``
         # what stopped the sending for good (see the docstring): an answer's status, or a failure's kind
         self.refused: int | str | None = None
         self._stop = threading.Event()
+        self._exiting = threading.Event()  # the interpreter exits: one last look (``otel_exit``)
+        self._wake = threading.Event()  # ends the pause between two looks (``stop()``, the exit)
         self._thread = threading.Thread(target=self._run, name=f"noesis_nb-otel-{handle.episode_id}", daemon=True)
+        follow(self)
         self._thread.start()
 
     @property
@@ -104,6 +113,7 @@ class LiveExport:
                 "live.wait() once the episode has ended (`await handle` first)"
             )
         self._thread.join(timeout)
+        self._seen_ended()
         return self
 
     def __await__(self) -> Generator[Any, None, LiveExport]:
@@ -113,13 +123,51 @@ class LiveExport:
     async def _ended(self) -> LiveExport:
         while self.running:
             await asyncio.sleep(_AWAIT_POLL_S)
+        self._seen_ended()
         return self
 
     def stop(self, timeout: float | None = 10.0) -> LiveExport:
         """Send what there is now (the root span with the episode's current status) and stop following it."""
         self._stop.set()
+        self._wake.set()
         self._thread.join(timeout)
+        self._seen_ended()
         return self
+
+    def _seen_ended(self) -> None:
+        """The caller waited for the end and can read ``errors``: the exit says nothing more of this export."""
+        if not self.running:
+            unfollow(self)
+
+    # -- at interpreter exit (``otel_exit``) ------------------------------------------------
+    def look_at_exit(self) -> None:
+        """Take one last look now: what is final is sent, ``path`` written as far as the episode got."""
+        self._exiting.set()
+        self._wake.set()
+
+    def join(self, timeout: float) -> bool:
+        self._thread.join(timeout)
+        return not self.running
+
+    def left_at_exit(self, waited: float) -> str | None:
+        """What the exit leaves undone (final spans unsent, ``path`` unwritten, the episode running), in words."""
+        ended = self.handle.done()
+        try:
+            specs = self._spans(self.handle.run_dir, self.handle.events, problems=[])
+        except Exception:  # said in ``errors`` by the looks already
+            specs = []
+        with self._lock:
+            sent = set(self._sent_ids)
+        final = [s for s in specs[1:] if ended or _finished(s)] + (specs[:1] if ended else [])
+        return left_words(
+            self.handle.episode_id,
+            self._sender.url,
+            unsent=sum(s["span_id"] not in sent for s in final),
+            why=f"not done within {waited:g} s" if self.running else self._last_problem,
+            path=self.path if self.path is not None and not self._written else None,
+            unfinished=None if ended else max(len(specs) - len(final), 1),
+            run_dir=self.handle.run_dir,
+        )
 
     def __repr__(self) -> str:
         state = "following" if self.running else "done"
@@ -135,14 +183,16 @@ class LiveExport:
         held = 0.0  # the monotonic time before which the collector asked not to be asked again (Retry-After)
         try:
             while True:
+                exiting = self._exiting.is_set()  # read first: at exit, the root span only if the episode ended
                 ended = self.handle.done()
-                stopping = self._stop.is_set()
+                stopping = self._stop.is_set() and not exiting
                 count = self.handle.event_count
                 spent = 0.0
                 now = time.monotonic()
-                due = stopping or (now >= held and (ended or now >= next_try))
-                looked = due and (count != seen or ended or stopping or self._unsent)
-                if self.refused is not None and not (ended or stopping):  # stopped for good: only the file is left
+                # the exit's look is the last one: it neither waits for a backoff nor for Retry-After
+                due = stopping or exiting or (now >= held and (ended or now >= next_try))
+                looked = due and (count != seen or ended or stopping or exiting or self._unsent)
+                if self.refused is not None and not (ended or stopping or exiting):  # stopped for good: only the file is left
                     looked = False
                 if looked:
                     seen = count
@@ -150,12 +200,12 @@ class LiveExport:
                     # no processor, and spacing the looks by its wait held the episode's last spans (and ``wait()``)
                     # back ten times that long after each try, minutes for a collector that never answers
                     started = time.thread_time()
-                    self._look(final=ended or stopping)
+                    self._look(final=ended or stopping, write=ended or stopping or exiting)
                     spent = time.thread_time() - started
                     refusals = refusals + 1 if self._unsent and self._sender.refused_at_once() else 0
                     next_try = time.monotonic() + self._backoff(refusals) if refusals else 0.0
                     held = time.monotonic() + self._asked_to_wait() if self._unsent else 0.0
-                if stopping or (self.refused is not None and self.path is None):
+                if stopping or exiting or (self.refused is not None and self.path is None):
                     break
                 if ended and (not self._unsent or retries <= 0):
                     break
@@ -164,7 +214,7 @@ class LiveExport:
                 pause = max(self.interval, 10.0 * spent)
                 if ended and held > time.monotonic():  # the last tries wait what the collector asked for, no more
                     pause = held - time.monotonic()
-                self._stop.wait(pause)
+                self._wake.wait(pause)
         finally:
             self._finish()
 
@@ -185,7 +235,7 @@ class LiveExport:
         asked = self._sender.retry_after()
         return 0.0 if asked is None else min(asked, max(self.interval, BACKOFF_CAP_S))
 
-    def _look(self, *, final: bool) -> None:
+    def _look(self, *, final: bool, write: bool) -> None:
         unread: list[str] = []  # a tool record that cannot be read: named once in errors, never a warning per look
         try:
             specs = self._spans(self.handle.run_dir, self.handle.events, problems=unread)
@@ -197,9 +247,10 @@ class LiveExport:
                 self._note(problem)
         if not specs:
             return
-        if final and self.path is not None:  # the file holds the whole trace, whether the collector took it or not
+        if write and self.path is not None:  # the file holds the whole trace, whether the collector took it or not
             try:
                 atomic_write_bytes(self.path, json.dumps(self._to_json(specs, self._sender.service), allow_nan=False).encode())
+                self._written = True
             except (OSError, ValueError) as exc:
                 self._note(f"could not write {quoted(str(self.path))}: {keys_hidden(str(exc))}")
         self._unsent = False
@@ -231,12 +282,14 @@ class LiveExport:
             self._note(rejected)
 
     def _delivered(self, batch: list[SpanSpec]) -> None:
-        self._sent_ids.update(s["span_id"] for s in batch)
+        with self._lock:
+            self._sent_ids.update(s["span_id"] for s in batch)
         self.sent += len(batch)
 
     def _note(self, problem: str) -> None:
         """Keep ``problem`` once; past ``MAX_ERRORS`` kept, the last line counts the ones left out (a collector whose
         answer differs at every look, a long episode's growing span count, grew the list by one a look)."""
+        self._last_problem = problem
         if problem in self.errors:
             return
         if len(self.errors) < MAX_ERRORS - 1:
@@ -252,6 +305,8 @@ class LiveExport:
         self.errors[MAX_ERRORS - 1 :] = [more]
 
     def _finish(self) -> None:
+        if not self._unsent and self.refused is None:  # else the exit names what was left unsent (unless waited for)
+            unfollow(self)
         try:
             self._sender.close()
         except Exception:
