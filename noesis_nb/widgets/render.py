@@ -22,7 +22,7 @@ import orjson
 from .._safetext import capped_marks, safe_repr, visible
 from ..frames.waits import line_pause_kind, pauses_for_a_person
 from ..secrets import SCAN_MARGIN, shown_start
-from ..store.vocab import TOOL_APPROVAL_PENDING
+from ..store.vocab import TOKEN_FIELDS, TOOL_APPROVAL_PENDING
 from .theme import PHASE_HUES, STATUS_HUES
 
 __all__ = [
@@ -75,11 +75,7 @@ _SUMMARY_KEYS = (
     "task",
     "steps",
     "checkpoint_id",
-    "input_tokens",
-    "output_tokens",
-    "cached_input_tokens",  # the parts of a call's tokens the step's meter shows too (cached, cache writes, reasoning)
-    "cache_write_input_tokens",
-    "reasoning_tokens",
+    *TOKEN_FIELDS,  # every part of a call's tokens the step's meter shows too (cached, cache writes, reasoning)
     "error",
 )
 
