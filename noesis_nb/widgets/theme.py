@@ -161,7 +161,8 @@ def _rules() -> list[str]:
         f".{r} .nnb-card ol{{margin:0;padding-left:2em;font-family:{_MONO};font-size:12px}}",
         # a card's heading and status wrap in a narrow notebook: lines as tall as their text, not ipywidgets' 28px
         f".{r} .nnb-card .widget-html-content{{line-height:1.6}}",
-        f".{r} .nnb-msg{{padding:2px 0}}",
+        # a message (a cell run again, a lost kernel) holds commands to copy: they wrap inside a narrow view, never cut
+        f".{r} .nnb-msg{{padding:2px 0;min-width:0;max-width:100%;white-space:normal;overflow-wrap:anywhere}}",
         # the same for every HTML widget on a line of its own (a message, a title, a note, the comparison's table):
         # 13px words under a 28px line read as loosely spaced; kept low in specificity, so a card's 1.6 still wins
         f".{r} :where(.widget-vbox>.widget-html)>.widget-html-content{{line-height:1.5}}",

@@ -226,3 +226,41 @@ def test_wrapped_steps_hang_pills_hug_their_text_and_messages_have_tight_lines(l
     if loose:
         problems.append(f"texts on lines over 1.8× their font: {loose[:12]}")
     assert problems == [], "\n".join(problems)
+
+
+RERUN_CELLS = [
+    """%load_ext noesis_nb
+import sys
+import noesis_nb""",
+    """async def deployer(task, ctx):
+    return await ctx.tool_async("deploy.release", {"argv": [sys.executable, "-c", "pass"]}, effect="write", risk="high")
+
+h = noesis_nb.start("deploy release 1.2", using=deployer, approver="ask",
+                    runs_dir="runs-of-the-quarterly-release-rehearsal-notebook")
+h""",
+]
+
+
+def test_the_note_of_a_cell_run_again_wraps_its_commands_in_a_narrow_notebook(lab: dict[str, Any], page: Any) -> None:
+    """The note naming the earlier episode a cell run again left waiting holds the commands to copy (``show`` with its
+    runs folder, ``%noesis stop``): in an 800px window with the file browser open they wrap inside the view, none
+    cut off at its edge."""
+    (lab["root"] / "rerun-narrow.ipynb").write_text(json.dumps(notebook(RERUN_CELLS)))
+    page.set_viewport_size({"width": 800, "height": 1200})
+    open_notebook(page, lab["base"], lab["token"], "rerun-narrow.ipynb")
+    page.evaluate("""() => { const shell = window.jupyterapp.shell;
+        if (shell.leftCollapsed) window.jupyterapp.commands.execute('filebrowser:activate'); }""")
+    run_all(page)
+    page.wait_for_function(ALL_RAN, timeout=60_000)
+    view = page.locator(".noesis-nb-episode-view").first
+    button(view, "Approve").first.wait_for(timeout=60_000)
+    page.evaluate(
+        "() => { const nb = window.jupyterapp.shell.currentWidget.content; nb.activeCellIndex = 1;"
+        " return window.jupyterapp.commands.execute('notebook:run-cell'); }"
+    )
+    note = page.locator(".noesis-nb-episode-view .nnb-msg", has_text="This cell ran again")
+    note.wait_for(timeout=60_000)
+    page.wait_for_timeout(300)
+    assert "runs-of-the-quarterly-release-rehearsal-notebook" in note.inner_text()
+    past = page.evaluate(_PAST)
+    assert past == [], f"800px, file browser open: parts of the note past the view's right edge: {past[:8]}"
