@@ -17,6 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..._exitjoin import finish_before_exit
 from ..._jsonio import atomic_write_json, to_jsonable
 from ...errors import EpisodeStateError, NoesisNbError
 from ...secrets.quoted import quoted
@@ -27,7 +28,9 @@ from .._extras import require
 from ._envelopes import NoetaFolder
 from ._order import SeqOrder
 
-__all__ = ["NoetaAdapter", "NoetaTaskError"]
+__all__ = ["NoetaAdapter", "NoetaTaskError", "STOP_WAIT_S"]
+
+STOP_WAIT_S = 15.0  # the longest the interpreter's exit waits for a stopped task's interrupt and client shutdown
 
 
 class NoetaTaskError(NoesisNbError):
@@ -113,6 +116,7 @@ class NoetaAdapter:
 
         unsubscribe = client.subscribe(on_envelope)
         finished = False
+        stops: list[Callable[[], Any]] = []
         try:
             outcome = await asyncio.to_thread(client.start, goal=goal)
             settle()
@@ -126,15 +130,15 @@ class NoetaAdapter:
             finished = True
         except BaseException:
             if seen.get("task_id"):
-                _background(lambda: client.interrupt(seen["task_id"], reason="stopped by noesis_nb"))
+                stops.append(lambda: client.interrupt(seen["task_id"], reason="stopped by noesis_nb"))
             raise
         finally:
             unsubscribe()
             settle()
             if finished:
                 await asyncio.to_thread(client.shutdown)
-            else:
-                _background(client.shutdown)
+            else:  # the interrupt, then the shutdown (it kills the task's background shells), finished before exit
+                finish_before_exit([*stops, client.shutdown], name="noesis_nb-noeta-stop", wait_s=STOP_WAIT_S)
         return await apply_output(self.output, answer)
 
     async def _decide(self, client: Any, task_id: str, call_id: str, folder: NoetaFolder, ctx: Any) -> Any:
@@ -194,13 +198,3 @@ def _approval_call_id(outcome: Any) -> str | None:
     if getattr(outcome, "status", None) == "suspended" and handle.startswith("approval-"):
         return handle[len("approval-") :]
     return None
-
-
-def _background(fn: Callable[[], Any]) -> None:
-    def run() -> None:
-        try:
-            fn()
-        except Exception:
-            pass
-
-    threading.Thread(target=run, name="noesis_nb-noeta-stop", daemon=True).start()
