@@ -3,7 +3,9 @@
 The request becomes a python-protocol tool call that requires approval. Approving it runs
 ``on_approve`` (the system's own "approve/resume" step, or the answer it expects); rejecting it
 returns the human's reason so the adapter can send the system's deny. Either way the decision
-is persisted in ``tool_invocations/`` like any other draft.
+is persisted in ``tool_invocations/`` like any other draft. The draft calls a top-level function
+(``runtime.asked.answer_asked``), never a closure: the system waits in this process, so a run whose
+process ended cannot be continued, and ``approve_draft`` / ``resume_run`` say so by name.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 
 from .._jsonio import to_jsonable
 from ..errors import ToolRejected
+from ..runtime.asked import ASKED_KEY, answer_asked, asked
 
 __all__ = ["request_approval", "tool_name", "default_answer"]
 
@@ -43,21 +46,22 @@ async def request_approval(
 
     box: dict[str, Any] = {}
 
-    def approved(**_: Any) -> Any:
+    def approved() -> Any:
         box["value"] = on_approve()
         return box["value"]
 
-    try:
-        await ctx.tool_async(
-            tool,
-            {"args": [], "kwargs": to_jsonable(details)},
-            protocol="python",
-            fn=approved,
-            effect="write",
-            risk=risk,
-            requires_approval=True,
-            timeout_ms=int(timeout_s * 1000),
-        )
-    except ToolRejected as exc:
-        return False, None, exc.reason
+    with asked(approved) as key:
+        try:
+            await ctx.tool_async(
+                tool,
+                {"args": [], "kwargs": {**to_jsonable(details), ASKED_KEY: key}},
+                protocol="python",
+                fn=answer_asked,
+                effect="write",
+                risk=risk,
+                requires_approval=True,
+                timeout_ms=int(timeout_s * 1000),
+            )
+        except ToolRejected as exc:
+            return False, None, exc.reason
     return True, box.get("value"), None

@@ -26,6 +26,7 @@ from ..tools.protocols import make_result
 from ..tools.repositories import ExecutionRepository
 from ..tools.types import ExecutionStatus
 from . import lifecycle
+from .asked import asker_gone
 from .context import dispatcher, tool_repositories
 from .episode import ADAPTER_ERROR_WHILE_PAUSED, Episode
 from .interrupt import interrupts_noted, killed_by_interrupt
@@ -255,6 +256,12 @@ async def _continue_one(
             result = _unknown_outcome(rec, chain, prepared, executions, unknown_outcome)
         else:  # claimed by a process that died before handing it to its tool: it never ran, so it runs now
             executions.release(draft_id)
+    gone = asker_gone(prepared) if result is None else None
+    if gone is not None:  # the system that asked for this approval waited in a process that ended: nothing to run
+        result = make_result(
+            prepared, ExecutionStatus.FAILED, codes.TOOL_EXECUTION_FAILED, {"error": gone, "error_type": "AskerGoneError"}
+        )
+        executions.save(draft_id, result)
     if result is None:
         tool = prepared.tool
         fn = (tools.get(f"{tool.namespace}.{tool.name}") or tools.get(tool.name)) if tools else None
@@ -315,7 +322,8 @@ async def _continue_one(
         episode.seal_cancelled()
         return None
     if status == "failed":
-        return _Ended("failed", f"tool {r.shown} failed ({result.reason_code})", result.output, result.reason_code)
+        said = gone or f"tool {r.shown} failed ({result.reason_code})"
+        return _Ended("failed", said, result.output, result.reason_code)
     return _Ended("ok", f"the approved tool {r.shown} ran", result.output)
 
 
