@@ -34,7 +34,6 @@ from ..store.sealing import refuse_odd_seal
 from ..tools import decide, resolve_draft_id, supply_secrets
 from ..tools.draftref import run_part
 from ..tools.errors import PreparedToolInvocationNotFoundError
-from .asked import refuse_unanswerable
 from .episode import Episode, EpisodeOptions
 from .gate import Decision, check_decision_options, tell_if_overruled, to_decision
 from .handle import EpisodeHandle
@@ -455,14 +454,26 @@ def solve(task: str, using: Any, **opts: Any) -> str:
     same id back, with a warning that the await waited for nothing: ``start`` returns at once in a notebook).
     An interrupt (Ctrl-C, the kernel's ■) cancels the episode, which seals its run ``cancelled``,
     and raises ``EpisodeInterrupted`` saying so."""
-    episode = create_episode(task, using, runs_dir=opts.pop("runs_dir", None), wait_for_human=False, **opts)
+    runs_dir, episode = opts.pop("runs_dir", None), None
     try:
+        with held_interrupts() as held:  # until this try holds the episode: an interrupt then seals its run
+            episode = create_episode(task, using, runs_dir=runs_dir, wait_for_human=False, **opts)
+        held.deliver()
         run_sync(episode.run())
     except KeyboardInterrupt as exc:
+        if episode is None:  # before any run was made (create_episode hands on one landing while it makes it)
+            raise
         if exc is episode.error:  # the adapter's own, raised again after its run was sealed (or left paused): as is
             raise
         if episode.loop is None:  # stopped before it began: nothing else will seal its run
             episode.cancel_unstarted()
+        raise interrupted(episode) from None
+    except asyncio.CancelledError:
+        # cancelled before its first step: asyncio.run's own SIGINT handler, a Ctrl-C in the instant before it counts
+        # interrupts (it then raises the cancellation, not KeyboardInterrupt); nothing else cancels it there
+        if episode is None or episode.loop is not None:
+            raise
+        episode.cancel_unstarted()
         raise interrupted(episode) from None
     return SolvedId(episode.recorder.episode_id)
 
@@ -544,8 +555,6 @@ def decide_draft(
         if not unread:
             raise
         raise PreparedToolInvocationNotFoundError(f"{exc} {_unread_note(unread)}") from None
-    if approve:  # an approval the asking system (gone with its process) could never receive: refused, unrecorded
-        refuse_unanswerable(run_dir, draft)
     record, created = decide(run_dir, draft, approve=approve, approver_id=approver_id, reason=reason)
     return to_decision(record, created)
 

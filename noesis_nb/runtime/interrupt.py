@@ -32,6 +32,7 @@ __all__ = [
     "InterruptWatch",
     "watch_interrupts",
     "held_interrupts",
+    "HeldInterrupt",
     "carried_interrupt",
     "interrupted",
     "interrupts_noted",
@@ -53,22 +54,31 @@ class InterruptWatch:
 def _kernel_interrupted() -> bool:
     """Whether ipykernel's SIGINT handler of the async cell running (its ``handle_sigint``) noted the interrupt: one
     in the cell's first milliseconds comes before any watch began, and its cancellation lands later, in the episode.
-    The handler sets a future of its closure to 1 before it cancels the cell; any other handler says nothing here."""
+
+    ipykernel keeps no public record of it: the cell's cancellation carries no message, and ``Task.cancelling()``
+    counts any cancel (a ``wait_for`` timeout around the call too). What tells the interrupt is the future its handler
+    (a closure of ``_cancel_on_sigint``, ipykernel 6 and 7) sets to 1 before it cancels the cell, read here. Should a
+    later ipykernel hold no future there, an ipykernel handler in place and the running task being cancelled count."""
     handler = signal.getsignal(signal.SIGINT)
     if handler is _on_sigint:
         handler = _state.previous
-    if getattr(handler, "__name__", None) != "handle_sigint" or not str(getattr(handler, "__module__", "")).startswith(
-        "ipykernel"
-    ):
+    if not str(getattr(handler, "__module__", "")).startswith("ipykernel"):
         return False
+    futures = []
     for cell in getattr(handler, "__closure__", None) or ():
         try:
             value = cell.cell_contents
         except ValueError:  # an empty cell
             continue
-        if isinstance(value, asyncio.Future) and value.done() and not value.cancelled() and value.result() == 1:
-            return True
-    return False
+        if isinstance(value, asyncio.Future):
+            futures.append(value)
+    if futures:
+        return any(f.done() and not f.cancelled() and f.result() == 1 for f in futures)
+    try:
+        task = asyncio.current_task()
+    except RuntimeError:  # no loop running here
+        return False
+    return task is not None and task.cancelling() > 0
 
 
 class _State:

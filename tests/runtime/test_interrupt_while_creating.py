@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from noesis_nb.store import is_sealed
 
 _REPO = Path(__file__).resolve().parents[2]
@@ -86,3 +88,47 @@ def test_an_interrupt_while_solve_creates_its_run_leaves_it_sealed_and_free(tmp_
     raw = [s for s in said if s.startswith("raw") or s == "two lines"]
     assert (len(unsealed), len(locked), len(staging), len(raw)) == (0, 0, 0, 0), (unsealed, locked, staging, raw, err[-2000:])
     assert said.count("interrupted") >= 10, said  # the interrupts came while solve ran
+
+
+_CREATING = ("create_episode", "_made_episode", "create", "_hand_on", "_launched")  # where a run is made and handed on
+
+
+@pytest.mark.parametrize("mode", ["solve", "ns.solve", "start", "batch", "import"])
+def test_an_interrupt_while_any_entry_point_makes_a_run_leaves_it_sealed_and_free(tmp_path: Path, mode: str) -> None:
+    """``interrupt_sweep``: 150 calls of one entry point (solve, the facade's, a sync cell's start(), a batch a cell
+    awaits, a trace import), each sent SIGINT at a seeded moment in its first ~20 ms. However early it lands, every
+    run folder is sealed (or its call's one EpisodeInterrupted line said it is not sealed yet) and
+    unlocked while the process lives, no staging folder is left, and no KeyboardInterrupt comes out of the making of
+    a run."""
+    runs = tmp_path / "runs"
+    sweep = subprocess.Popen(
+        [sys.executable, str(Path(__file__).with_name("interrupt_sweep.py")), mode, str(runs)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(_REPO)},
+    )
+    try:
+        line = sweep.stdout.readline() if sweep.stdout else ""
+        assert line, sweep.communicate(timeout=60)[1][-3000:]
+        said = json.loads(line)
+        folders = sorted(p for p in runs.iterdir() if p.name != "batches")
+        said_unsealed = {s.split(": ", 1)[1] for s in said if s.startswith("said unsealed: ")}
+        unsealed = [p.name for p in folders if p.name.startswith("ep_") and not is_sealed(p) and p.name not in said_unsealed]
+        locked = [p.name for p in folders if p.name.startswith("ep_") and _locked(p)]
+        staging = [p.name for p in folders if not p.name.startswith("ep_")]
+    finally:
+        _, err = sweep.communicate(input="", timeout=60)
+    # a KeyboardInterrupt before any run was asked for (the facade's or a batch's own checks) leaves nothing behind
+    making = [s for s in said if s == "two lines" or (s.startswith("raw") and set(s[5:].split(" <- ")) & set(_CREATING))]
+    left = {name: _what_is_in(runs / name) for name in unsealed}
+    assert (unsealed, locked, staging, making) == ([], [], [], []), (left, said, err[-2000:])
+    assert said.count("interrupted") >= 10, said  # the interrupts came while runs were made
+
+
+def _what_is_in(run_dir: Path) -> tuple[list[str], list[str]]:
+    """A run folder's files and its last events' phases (what an unsealed one got to)."""
+    events = run_dir / "events.jsonl"
+    lines = events.read_text().splitlines()[-4:] if events.exists() else []
+    return sorted(p.name for p in run_dir.iterdir()), [json.loads(line).get("phase", "?") for line in lines]
