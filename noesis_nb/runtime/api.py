@@ -34,6 +34,7 @@ from ..store.sealing import refuse_odd_seal
 from ..tools import decide, resolve_draft_id, supply_secrets
 from ..tools.draftref import run_part
 from ..tools.errors import PreparedToolInvocationNotFoundError
+from .asked import refuse_unanswerable
 from .episode import Episode, EpisodeOptions
 from .gate import Decision, check_decision_options, tell_if_overruled, to_decision
 from .handle import EpisodeHandle
@@ -555,6 +556,8 @@ def decide_draft(
         if not unread:
             raise
         raise PreparedToolInvocationNotFoundError(f"{exc} {_unread_note(unread)}") from None
+    if approve:  # an approval the asking system (gone with its process) could never receive: refused, unrecorded
+        refuse_unanswerable(run_dir, draft)
     record, created = decide(run_dir, draft, approve=approve, approver_id=approver_id, reason=reason)
     return to_decision(record, created)
 
