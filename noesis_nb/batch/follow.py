@@ -24,6 +24,7 @@ from ..store.vocab import TERMINAL_STATUSES
 from .claim import refuse_foreign
 from .handle import BatchEntry, BatchHandle
 from .plan import entry_from_disk, say_lost
+from .policy_pause import asks_a_person, decide_by_policy, policy_id, undecided_policy_pause, why_it_waits
 from .spec import BatchSpec
 from .upload import copy_ended
 
@@ -56,6 +57,7 @@ class Follower:
         self._active = False
         self._pending: set[asyncio.Future[Any]] = set()  # resumes and copies under way: the loop ends after them
         self._copied: set[tuple[int, str]] = set()  # (entry, episode) whose ended run was handed to ``copy_ended``
+        self._policy_asked: set[int] = set()  # entries whose pause a dead policy left undecided, decided here once
 
     @property
     def task(self) -> asyncio.Future[Any] | None:
@@ -157,9 +159,12 @@ class Follower:
         if id(entry) in self._resuming:
             return
         if run.status == "paused":
+            left = None if self.cancelled or holder(run.run_dir) is not None else undecided_policy_pause(run)
             if self.cancelled and entry.status != "paused":  # decided, but the batch stopped: it stays paused on disk
                 entry.status = "paused"
                 self.handle.changed(entry)
+            elif left is not None and id(entry) not in self._policy_asked:
+                self._by_policy(entry, *left)
             elif (
                 not self.cancelled
                 and run.can_resume
@@ -173,6 +178,35 @@ class Follower:
             # it is sealed process_lost (no episode runs: no slot taken, and done after a cancel too)
             self._resuming.add(id(entry))
             self._spawn(self._resume(entry, lost=True))
+
+    def _by_policy(self, entry: BatchEntry, draft_id: str, marked: str) -> None:
+        """A pause a policy decided whose decision never reached disk (its process died in between): this call's policy
+        decides it, then it continues as a decided pause; asking a person, the entry says why it waits (once)."""
+        self._policy_asked.add(id(entry))
+        policy = self.spec.episode_opts.get("approver")
+        if asks_a_person(policy):
+            said = why_it_waits(str(entry.episode_id), draft_id, marked, "this call of the batch (approver='ask')")
+            entry.status, entry.error = "paused", said
+            self.handle.changed(entry)
+            return
+        entry.status = "running"  # decided at once by the policy: it waits for nobody
+        self._resuming.add(id(entry))
+        self.handle.changed(entry)
+        self._spawn(self._decide_by_policy(entry, draft_id, marked, policy))
+
+    async def _decide_by_policy(self, entry: BatchEntry, draft_id: str, marked: str, policy: Any) -> None:
+        run = entry.disk
+        assert run is not None
+        try:
+            decided = await decide_by_policy(run.run_dir, draft_id, policy)
+        except Exception as exc:  # the policy raised, or the decision could not be written: the entry says so
+            decided, entry.error = False, f"its approver policy could not decide draft {draft_id}: {type(exc).__name__}: {exc}"
+        finally:
+            self._resuming.discard(id(entry))
+        entry_from_disk(entry, run.run_dir, run.adapter)
+        if not decided and entry.error is None:  # the policy answered None: a person decides it
+            entry.error = why_it_waits(str(entry.episode_id), draft_id, marked, f"approver {policy_id(policy)}")
+        self.handle.changed(entry)
 
     def _run_again(self, entry: BatchEntry, *, moved_only: bool = False) -> bool:
         """A followed run that ended failed while another call of the batch ran its task again (the record names

@@ -26,6 +26,7 @@ from ..tools.repositories import PreparedInvocationRepository
 from ..tools.types import EffectKind
 from .claim import not_this_entry, refuse_foreign
 from .handle import BatchEntry, BatchHandle
+from .policy_pause import asks_a_person, undecided_policy_pause
 from .record import load_record, record_lock_async, save_record
 from .spec import BatchSpec
 
@@ -67,6 +68,8 @@ class EntryPlan:
                 self._rerun(entry, row)
             return entry
         if entry.disk is not None and entry.disk.status == "paused" or holder(run_dir) is not None:
+            if undecided_policy_pause(entry.disk) is not None and not asks_a_person(self.spec.episode_opts.get("approver")):
+                entry.status = "running"  # left undecided by a policy: this call's policy decides it (the follower)
             return entry  # followed on disk (resumed by the batch once decided)
         entry.status = "queued"  # nobody owns it and it is not paused: its process died while it ran
         self.lost.append(entry)
