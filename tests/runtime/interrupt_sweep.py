@@ -13,12 +13,14 @@ import sys
 import traceback
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import noesis_nb
 from noesis_nb.errors import BatchInterrupted, EpisodeInterrupted
 from noesis_nb.integrations.replay import import_rows
 from noesis_nb.runtime.registry import live_handles
+from noesis_nb.runtime.resume import paused_on
 
 TRIES = 150
 
@@ -92,6 +94,15 @@ def _calls(mode: str, runs: str) -> tuple[Callable[[int], Any], Callable[[], Non
     if mode == "import":  # a recorded trace imported
         rows = [("message", {"kind": "message", "role": "user", "text": f"m{n}"}) for n in range(40)]
         return (lambda i: import_rows(iter(rows), task=f"s{i}", source="test", runs_dir=runs)), settle
+    if mode == "resume":  # runs paused on a decided draft, continued from disk
+        paused = []
+        for i in range(-1, TRIES):
+            episode = noesis_nb.solve(f"p{i}", using=asks, runs_dir=runs)  # returns at the pause, on disk
+            waiting = paused_on(Path(runs) / episode)
+            assert waiting is not None, episode
+            noesis_nb.approve_draft(episode, waiting[1], approver_id="ana", runs_dir=runs)
+            paused.append(episode)
+        return (lambda i: noesis_nb.resume_run(paused[i + 1], runs_dir=runs)), settle
     raise SystemExit(f"unknown mode {mode!r}")
 
 

@@ -93,13 +93,13 @@ def test_an_interrupt_while_solve_creates_its_run_leaves_it_sealed_and_free(tmp_
 _CREATING = ("create_episode", "_made_episode", "create", "_hand_on", "_launched")  # where a run is made and handed on
 
 
-@pytest.mark.parametrize("mode", ["solve", "ns.solve", "start", "batch", "import"])
+@pytest.mark.parametrize("mode", ["solve", "ns.solve", "start", "batch", "import", "resume"])
 def test_an_interrupt_while_any_entry_point_makes_a_run_leaves_it_sealed_and_free(tmp_path: Path, mode: str) -> None:
     """``interrupt_sweep``: 150 calls of one entry point (solve, the facade's, a sync cell's start(), a batch a cell
-    awaits, a trace import), each sent SIGINT at a seeded moment in its first ~20 ms. However early it lands, every
-    run folder is sealed (or its call's one EpisodeInterrupted line said it is not sealed yet) and
-    unlocked while the process lives, no staging folder is left, and no KeyboardInterrupt comes out of the making of
-    a run."""
+    awaits, a trace import, resume_run of a decided pause), each sent SIGINT at a seeded moment in its first ~20 ms.
+    However early it lands, every run folder is sealed (or its call's one EpisodeInterrupted line said it is not
+    sealed yet) and unlocked while the process lives, no staging folder is left, and no KeyboardInterrupt comes out
+    of the making of a run."""
     runs = tmp_path / "runs"
     sweep = subprocess.Popen(
         [sys.executable, str(Path(__file__).with_name("interrupt_sweep.py")), mode, str(runs)],
