@@ -22,7 +22,8 @@ Every message names the offending value and says how to fix it.
     │   ├── EpisodeStopping         a tool or model call asked for while the episode drains (never started)
     │   ├── RunExistsError          an episode id whose run directory exists already (a cell run again, another process)
     │   ├── NotAwaitedError         the adapter returned leaving a ``ctx.tool_async(...)`` it never awaited (the tool never ran)
-    │   └── ForkedChildError        a forked child of the process that owns a run asked to write it or act as its owner
+    │   ├── ForkedChildError        a forked child of the process that owns a run asked to write it or act as its owner
+    │   └── AskerGoneError          an approval another system asked for, whose asker ended with the episode's process
     └── RunLifecycleError           (Noēsis names)
         ├── RunSealedError
         ├── RunLifecycleTransitionError  a lifecycle call the run's state does not allow
@@ -65,6 +66,7 @@ __all__ = [
     "ToolRejected",
     "AgentCancelled",
     "EpisodeStateError",
+    "AskerGoneError",
     "EpisodeStopping",
     "RunExistsError",
     "NotAwaitedError",
@@ -472,6 +474,11 @@ class EpisodeStateError(NoesisNbError):
 
 class EpisodeStopping(EpisodeStateError):
     """Raised inside an adapter for a tool or model call asked for while the episode drains: it never started."""
+
+
+class AskerGoneError(EpisodeStateError):
+    """An approval an AG-UI agent, a Noeta client or a LangGraph graph asked for, whose asker waited in the episode's
+    process and ended with it: the run cannot continue (approving it is refused; rejecting and resuming seals it)."""
 
 
 class RunExistsError(EpisodeStateError):

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ..errors import EpisodeStateError
+from ..errors import AskerGoneError
 from ..secrets.quoted import quoted
 from ..store.ownership import holder
 from ..tools.repositories import ApprovalDecisionRepository, PreparedInvocationRepository
@@ -31,10 +31,6 @@ _REFS = frozenset((f"{__name__}:answer_asked", "noesis_nb.integrations._approval
 _SYSTEMS = {"agui": "AG-UI agent", "noeta": "Noeta agent", "langgraph": "LangGraph graph", "crewai": "CrewAI crew"}
 _WAITING: dict[str, Callable[[], Any]] = {}
 _COUNT = itertools.count(1)
-
-
-class AskerGoneError(EpisodeStateError):
-    """The system that asked for an approval no longer waits for it: the run cannot continue."""
 
 
 @contextlib.contextmanager

@@ -24,6 +24,7 @@ import noesis_nb
 pytest.importorskip("ag_ui.core")
 pytest.importorskip("httpx")
 pytest.importorskip("langgraph")
+pytest.importorskip("noeta.sdk")
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -61,6 +62,12 @@ _EPISODE = textwrap.dedent(
     if system == "agui":
         from noesis_nb.integrations.agui import AGUIAdapter, AGUIHttpAgent
         adapter = AGUIAdapter(AGUIHttpAgent(sys.argv[4]), resume_style="forwarded_props")
+    elif system == "noeta":
+        import tempfile
+        sys.path.insert(0, sys.argv[4])
+        from noeta_fake_provider import options, provider
+        from noesis_nb.integrations.noeta import NoetaAdapter
+        adapter = NoetaAdapter(options, provider=provider, model="claude-sonnet-5", workspace_dir=tempfile.mkdtemp())
     else:
         sys.path.insert(0, sys.argv[4])
         from langgraph_interrupt import graph
@@ -142,7 +149,9 @@ def _left(system: str, runs: Path, agui_server) -> Path:
     return run
 
 
-@pytest.mark.parametrize(("system", "named"), [("agui", "AG-UI agent"), ("langgraph", "LangGraph graph")])
+@pytest.mark.parametrize(
+    ("system", "named"), [("agui", "AG-UI agent"), ("langgraph", "LangGraph graph"), ("noeta", "Noeta agent")]
+)
 def test_approving_a_left_approval_is_refused_unrecorded_and_reject_then_resume_seals_it(system, named, runs_dir, agui_server):
     run = _left(system, runs_dir, agui_server)
 
