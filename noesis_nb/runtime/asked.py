@@ -37,7 +37,7 @@ _COUNT = itertools.count(1)
 def asked(on_approve: Callable[[], Any]) -> Iterator[str]:
     """The key of a request waiting in this process for as long as the block lasts; ``answer_asked`` calls
     ``on_approve`` for it."""
-    key = f"{os.getpid()}-{next(_COUNT)}-{id(on_approve):x}"
+    key = f"{os.getpid()}-{next(_COUNT)}"  # unique in this process; another process never holds it
     _WAITING[key] = on_approve
     try:
         yield key
