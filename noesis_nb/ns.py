@@ -30,6 +30,7 @@ from .errors import (
     ResumeAdapterRequiredError,
     RunLifecycleError,
     RunLifecycleTransitionError,
+    RunNotFoundError,
     RunSealedError,
     SummaryNotWrittenError,
     UnsupportedFeatureError,
@@ -242,8 +243,11 @@ def resume_run(
             f"ns.resume_run: unknown option(s) {', '.join(quoted(k) for k in unknown)}; it takes checkpoint_id, "
             f"using and {', '.join(sorted(_RESUME_OPTIONS))}"
         )
-    run_dir = find_run_dir(episode_id, options.get("runs_dir"))
-    if seal_state(run_dir).sealed:  # Noēsis checks the seal before the checkpoint: code catching RunSealedError relies on it
+    try:
+        run_dir = find_run_dir(episode_id, options.get("runs_dir"))
+    except RunNotFoundError:  # resume_run names it, after the options (a wrong option is named first)
+        run_dir = None
+    if run_dir is not None and seal_state(run_dir).sealed:  # Noēsis checks the seal before the checkpoint
         raise RunSealedError(
             f"run {run_dir.name} is sealed; resume_run continues a paused or interrupted run (a seal cut short, "
             "final.json without manifest.json, is completed by it)"
