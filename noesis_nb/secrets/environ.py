@@ -15,19 +15,17 @@ credential names none (``COOKIE_DOMAIN``, ``OAUTH_AUDIENCE``, ``AUTH_TYPE``, ``T
 ``JWT_SECRETKEY_ROTATION``): its value is learned by no run, as a learned value is redacted wherever it appears.
 ``PWD`` and ``OLDPWD`` are directories and ``SSH_AUTH_SOCK`` the path of the ssh agent's socket (no credential: whoever
 reaches the socket reaches the agent already). A value is kept when it has 8+ characters and is no boolean, number,
-path, plain short word or URL without credentials. Each is hunted as written, percent-encoded (``quote`` with and
-without ``/`` kept, ``quote_plus``/``urlencode``, every byte as ``%xx``; upper- and lower-case hex) and
-base64-encoded (standard and URL-safe, at each of the three alignments behind any prefix: the characters that depend
-on the bytes beside it trimmed), and a non-ASCII one also as Python writes its UTF-8 bytes (``\xc3\xa9``).
+path, plain short word or URL without credentials. Each is hunted as written and in the forms every learned value
+is (``forms.written_forms``: JSON-escaped, ``repr``'d, shell-quoted, percent- and base64-encoded...).
 """
 
 from __future__ import annotations
 
-import base64
 import os
 import re
 from functools import lru_cache
-from urllib.parse import quote, quote_plus
+
+from .forms import written_forms
 
 __all__ = ["environ_secrets", "environ_read", "names_secret"]
 
@@ -106,43 +104,10 @@ def environ_secrets() -> frozenset[str]:
         value = value.strip()
         if len(value) < _LEAST or _PLAIN.fullmatch(value) is not None:
             continue
-        raw = value.encode("utf-8", "surrogateescape")
-        found.update(_encoded(raw))
-        if raw.isascii() or _utf8(value):  # bytes that are no UTF-8 (read as surrogates) are never written as text
-            found.add(value)
+        found.update(written_forms(value, _LEAST))
     secrets = frozenset(found)
     _LAST = (seen, given, secrets)
     return secrets
-
-
-_HEX = re.compile(r"%[0-9A-F]{2}")
-
-
-def _encoded(raw: bytes) -> set[str]:
-    """The encoded forms of a value's bytes (``raw``) hunted beside it: percent-encoded (as ``quote``,
-    ``quote_plus`` and ``urlencode`` write it, and every byte encoded; with upper- and lower-case hex), base64 at the
-    three alignments it may have behind a prefix (``Basic`` of ``user:<value>``, a file holding it), and Python's
-    writing of its bytes when it is no ASCII (``b'p\xc3\xa4ss'``)."""
-    every = "".join(f"%{byte:02X}" for byte in raw)
-    percent = {quote(raw, safe=""), quote(raw), quote_plus(raw), quote_plus(raw, safe="/"), every}
-    forms = percent | {_HEX.sub(lambda m: m.group().lower(), form) for form in percent}
-    for encode in (base64.b64encode, base64.urlsafe_b64encode):
-        forms.add(encode(raw).decode().rstrip("="))  # the value alone (its last character as it ends the text)
-        for offset, skip in ((0, 0), (1, 2), (2, 3)):
-            # behind ``offset`` bytes of a prefix: the characters holding bits of the prefix or of what follows dropped
-            data = bytes(offset) + raw
-            forms.add(encode(data).decode()[skip : len(data) * 8 // 6])
-    if not raw.isascii():
-        forms.add(repr(raw)[2:-1])
-    return {form for form in forms if len(form) >= _LEAST}
-
-
-def _utf8(value: str) -> bool:
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def environ_read() -> frozenset[str]:

@@ -42,6 +42,7 @@ from .disguise import (
     written_end,
 )
 from .environ import environ_secrets
+from .forms import written_forms
 from .joined import chunk_texts, split_secrets
 from .known import SEARCHED, Known, for_text, replaced, spans
 from .names import REDACTED_VALUE, hunted, looks_like_credential
@@ -75,9 +76,11 @@ class RunSecrets:
         self._env: tuple[str, ...] | None = None  # while the environment's secrets are all it knows (``learn_environ``)
 
     # -- learning -------------------------------------------------------------------------------
-    def learn(self, values: Iterable[str]) -> bool:
+    def learn(self, values: Iterable[str], *, forms: bool = True) -> bool:
         """Remember values (those of ``MIN_HUNTED``+ characters, not a placeholder: the ``"password"`` of a
-        redacted ``{"auth": ("password", …)}`` is no value to hunt in every later text); True when one is new."""
+        redacted ``{"auth": ("password", …)}`` is no value to hunt in every later text), each with the forms it takes
+        when written (``written_forms``: JSON-escaped, ``repr``'d, percent-encoded…; not with ``forms=False``, for
+        values that are such forms already); True when one is new."""
         new = {v for v in values if isinstance(v, str) and len(v) >= MIN_HUNTED and "REDACTED" not in v and hunted(v)}
         new = {v for v in new if not _in_names(v, self._names)}  # (``name_shown``)
         # a value holding a character read as another (``ś``, ``\u3000``, a zero-width space) is hunted as it reads too:
@@ -90,6 +93,8 @@ class RunSecrets:
             exempt = self._exempt()
             new = {p for v in new if v not in exempt for p in _without_own(v, self._own)}
             new = {p for p in new if p not in exempt and "REDACTED" not in p and hunted(p)}
+        if forms:  # made once per value: a value learned before was learned with its forms
+            new |= {form for v in new.difference(self.values) for form in written_forms(v, MIN_HUNTED, encoded=False)}
         with self._lock:
             new -= set(self.values)
             if not new:
@@ -107,7 +112,7 @@ class RunSecrets:
         """Learn the environment's secrets (``environ``) as the run starts. While they are all it knows, a flat payload
         is screened by a search of its texts for their first characters (``_env_free``) instead of through its JSON:
         a run in a process holding an API key keeps the event path's fast way."""
-        if self.learn(values) and set(self.values) <= values:
+        if self.learn(values, forms=False) and set(self.values) <= values:  # (``environ`` made their forms)
             self._env = tuple({v[:_ENV_HEAD] for v in self.values})
 
     def _env_free(self, payload: dict[str, Any]) -> bool:

@@ -94,10 +94,8 @@ def _random_words(text: str) -> list[str]:
     plain = temp_plain(clean)  # temporary folders' names read as plain letters, in their places
     for m in _LONG_WORD.finditer(plain):
         word, real = m.group(), clean[m.start() : m.end()]
-        pieces = [(word, real)]
-        spans = path_parts(word)  # a path is judged whole and by its pieces: a key inside it is found either way
-        if spans is not None:
-            pieces += [(word[a:b], real[a:b]) for a, b in spans]
+        spans = path_parts(word)  # a path is judged by its pieces, not whole: a random folder's name is no key
+        pieces = [(word, real)] if spans is None else [(word[a:b], real[a:b]) for a, b in spans]
         if "/" in real:  # a public id between ``/`` (``ipfs.io/ipfs/<cid>``): the other parts are judged
             cut = real.split("/")
             if any(len(p) >= 20 and public_id(p) for p in cut):

@@ -224,10 +224,9 @@ def path_parts(word: str) -> list[tuple[int, int]] | None:
     """Where else to judge ``word`` when it reads as a file path, else None: it starts at a ``/`` (``/tmp/…``, also
     in ``~/…`` and ``./…``), holds another, and its first part is a plain word (``tmp``, ``var``, ``Users``).
 
-    A path is judged whole, its temporary folders' names read as plain letters (``temp_plain``: judged as they
-    are, ``/tmp/tmpq3k9z_ab/runs`` read as one random word and was hidden). When it reads as prose, a key inside
-    it is still found by these pieces: each part, and each run of parts that are no plain words, joined again
-    (a base64 key holds ``/``; cut at them, its pieces may read plain)."""
+    A path is judged by these pieces, never whole (judged whole, ``/tmp/tmpq3k9z_ab/runs`` or
+    ``/tmp/x/e8_zfp728iw_copy`` read as one random word and was hidden): each part, and each run of parts that are
+    no plain words, joined again (a base64 key holds ``/``; cut at them, its pieces may read plain)."""
     if word[:1] != "/" or _PATH_ROOT.match(word) is None:
         return None
     spans: list[tuple[int, int]] = []
@@ -271,7 +270,7 @@ def random_words(text: str) -> list[str]:
     text = without_ids(text)
     plain = temp_plain(text)  # judged as read there; what is found is taken from ``text``, in the same places
     _, _, _, b64, hexp = plugins()
-    found = []
+    found: list[str] = []
     for m in _CANDIDATE.finditer(plain):
         word, at = m.group(), m.start()
         if word.startswith("//") and plain[at - 1 : at] == ":":  # a URL's ``//`` before its host is no part of a key:
@@ -279,10 +278,10 @@ def random_words(text: str) -> list[str]:
             at += len(word) - len(word := word.lstrip("/"))
             if len(word) < 20:
                 continue
+        spans = path_parts(word)  # a path is judged part by part: a folder's random name (``mkdtemp(prefix="e8_")``'s
+        if spans is not None:  # ``e8_zfp728iw``) is no key and hid the whole path, while a key inside it is still found
+            found += (text[at + a : at + b] for a, b in spans if b - a >= 20 and entropy_ok(word[a:b], b64, hexp))
+            continue
         if entropy_ok(word, b64, hexp):
             found += _beside_public_ids(text[at : m.end()], b64, hexp) if "/" in word else [text[at : m.end()]]
-            continue
-        spans = path_parts(word)  # a path read as prose: a key inside it is still found
-        if spans is not None:
-            found += (text[at + a : at + b] for a, b in spans if b - a >= 20 and entropy_ok(word[a:b], b64, hexp))
     return found
