@@ -124,9 +124,9 @@ def test_a_run_written_without_the_variable_is_shown_without_any_form_of_it(
 def test_a_temporary_folder_named_with_a_prefix_is_named_in_the_error(tmp_path: Path) -> None:
     """``mkdtemp(prefix="e8_")`` makes ``e8_zfp728iw``: a path holding it was hidden as a key in the error that names
     it (``upload_to=<a 28-character value that looks like a key, not shown>``), about half the names drawn."""
-    targets = ["/tmp/x/e8_zfp728iw_copy", "/tmp/probe/e8_zfp728iw_copy"]  # names tempfile made in a reported case
+    targets = ["/tmp/x/e8_zfp728iw_copy", "/data/copies/e8_zfp728iw_copy"]  # a name tempfile made, in a reported case
     for _ in range(20):
-        folder = tempfile.mkdtemp(prefix="e8_", dir="/tmp")
+        folder = tempfile.mkdtemp(prefix="e8_")
         Path(folder).rmdir()
         targets += [folder, folder + "_copy", "/tmp/x/" + Path(folder).name + "_copy"]
 
