@@ -8,6 +8,8 @@ clamped to that, mixing two clocks in one run. ``import_rows`` and a :class:`~.r
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,9 +17,20 @@ from ..store.instants import utc_micros
 from ..store.replayclock import JUMP_US, ReplayClock, plausible
 from ._emit import DURATION_MS, RECORDED_AT, Row, recorded_duration
 
-__all__ = ["LOOK_AHEAD", "read_ahead", "clock_for", "first_time", "recorded", "replayed"]
+__all__ = [
+    "LOOK_AHEAD",
+    "ON_LOOP_S",
+    "read_ahead",
+    "read_ahead_on_loop",
+    "loop_running",
+    "clock_for",
+    "first_time",
+    "recorded",
+    "replayed",
+]
 
 LOOK_AHEAD = 1000  # rows a stream is read ahead for its first recorded time
+ON_LOOP_S = 0.5  # the longest a running loop (a notebook's: start, a batch) waits for that read
 
 
 def recorded(item: Any) -> tuple[int | None, float | None]:
@@ -53,6 +66,38 @@ def read_ahead(items: Iterator[Row], ahead: list[Row], timed: bool) -> tuple[int
     except Exception as exc:  # the run ends ``error`` with it, after the rows read
         return start, exc
     return start, None
+
+
+def read_ahead_on_loop(items: Iterator[Row], ahead: list[Row], timed: bool) -> tuple[int | None, Iterator[Row], bool]:
+    """:func:`read_ahead` where a loop runs on this thread (``start`` or a batch in a notebook): on a thread of its own,
+    waited for at most :data:`ON_LOOP_S`, so a live stream whose next row is minutes away never freezes the kernel
+    (nor holds its interrupt back). Returns the run's start (None when none was found in time), the rows read ahead
+    (then the error that stopped the reading, as :func:`replayed` gives them), and whether the reading is still going
+    on (those rows then wait for it: read on the episode's own thread, never the loop's)."""
+    outcome: list[tuple[int | None, Exception | None]] = []
+    reading = threading.Thread(
+        target=lambda: outcome.append(read_ahead(items, ahead, timed)), name="noesis_nb:read-ahead", daemon=True
+    )
+    reading.start()
+    reading.join(ON_LOOP_S)
+    if not reading.is_alive():
+        start, failure = outcome[0]
+        return start, replayed(ahead, failure), False
+    return None, _after(reading, outcome, ahead), True
+
+
+def _after(reading: threading.Thread, outcome: list[tuple[int | None, Exception | None]], ahead: list[Row]) -> Iterator[Row]:
+    reading.join()  # on the episode's own thread (a replay is a sync adapter): the loop goes on meanwhile
+    yield from replayed(ahead, outcome[0][1] if outcome else None)
+
+
+def loop_running() -> bool:
+    """Whether an event loop runs on this thread (a notebook cell, a coroutine): a blocking read here freezes it."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 def clock_for(start: int | None, read: int, timed: bool) -> ReplayClock:

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from .. import config
+from .._cachedir import user_stacklevel
 from ..errors import AgentCancelled, NoesisNbError
 from ..ids import validate_new_episode_id
 from ..runtime.api import solve
@@ -33,7 +34,17 @@ from ..store.roots import check_root, refuse_run_as_root
 from ._dedupe import DIGEST_TAG, import_lock, imported_before, trace_digest
 from ._emit import PHASE, Row, emit_row, row
 from ._ending import Ending
-from ._readahead import LOOK_AHEAD, clock_for, first_time, read_ahead, recorded, replayed
+from ._readahead import (
+    LOOK_AHEAD,
+    ON_LOOP_S,
+    clock_for,
+    first_time,
+    loop_running,
+    read_ahead,
+    read_ahead_on_loop,
+    recorded,
+    replayed,
+)
 
 __all__ = [
     "EmptyTraceError",
@@ -75,6 +86,17 @@ class TraceAlreadyImported(UserWarning):
 class RecordedTimesIgnored(UserWarning):
     """Some recorded times of an imported trace were not used (outside 2000 to a day after the import, a lone jump
     ahead, or none in the first rows of a stream): those rows carry the last known time (see ``store.replayclock``)."""
+
+
+def _said_late(source: str) -> None:
+    """A replay run on a notebook's loop found no recorded time in the rows it could read within ``ON_LOOP_S``."""
+    warnings.warn(
+        f"this {source} trace gave no row with a recorded time within {ON_LOOP_S} s (a stream still being written?), "
+        "and the notebook's loop is not held longer for one: its run is stamped as imported, its recorded times not "
+        "used. Give the trace as a path or a list, or import it (import_noetic, import_noeta, import_taisce) to keep them",
+        RecordedTimesIgnored,
+        stacklevel=user_stacklevel(),
+    )
 
 
 class EmptyTraceError(NoesisNbError, ValueError):
@@ -173,6 +195,13 @@ class RecordedReplay:
         except Exception as exc:  # a one-shot source read before, a missing log: the run ends ``error`` with it
             items, failure, start = iter(()), exc, None
         else:
+            if loop_running():  # a notebook's loop (start, a batch): never held longer than ON_LOOP_S
+                start, first, late = read_ahead_on_loop(items, ahead, self.timed)
+                clock = clock_for(start, LOOK_AHEAD if late else len(ahead), self.timed)
+                if late:
+                    _said_late(self.source)
+                self._prepared[episode_id] = (clock, itertools.chain(first, items))
+                return clock
             start, failure = read_ahead(items, ahead, self.timed)
         clock = clock_for(start, len(ahead), self.timed)
         self._prepared[episode_id] = (clock, itertools.chain(replayed(ahead, failure), items))
