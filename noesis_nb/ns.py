@@ -47,7 +47,7 @@ from .secrets.quoted import quoted
 from .secrets.records import shown_records, shown_value
 from .store import find_run_dir, iter_events, read_events
 from .store import list_runs as _list_runs
-from .store.listing import check_limit, run_info
+from .store.listing import RunList, check_limit, run_info
 from .store.roots import refuse_run_as_root
 from .store.runfiles import UnreadableRunFile, read_file
 from .store.sealing import refuse_odd_seal, seal_state
@@ -343,7 +343,8 @@ def list_runs(
             "or call noesis_nb.list_runs(runs_dir=…)"
         )
     check_limit(limit)
-    return _summarised(_list_runs(None, since, strict_manifest=strict_manifest), limit)
+    rows = _list_runs(None, since, strict_manifest=strict_manifest)
+    return RunList(_summarised(rows, limit), rows.problems)  # what is named like a run but is none, still said
 
 
 def _summarised(rows: list[dict[str, Any]], limit: int | None) -> list[dict[str, Any]]:

@@ -49,3 +49,14 @@ def test_list_runs_and_last_leave_out_paused_runs_as_noesis_does(runs_dir: Path,
     assert ns.list_runs(limit=0) == []
     with pytest.raises(noesis_nb.errors.InvalidOptionError, match="limit=-1 is not a count of runs"):
         ns.list_runs(limit=-1)
+
+
+def test_list_runs_keeps_its_problems(runs_dir: Path, tmp_path: Path) -> None:
+    """What is named like a run but is none (an ``ep_….zip``) is said in ``.problems``, as ``noesis_nb.list_runs`` says it."""
+    ns.set(runs_dir=str(runs_dir))
+    sealed, _ = _sealed_after_a_pause(runs_dir, tmp_path / "a.txt")
+    (runs_dir / "ep_01K9ZIPPEDRUNXXXXXXXXXXXXX.zip").write_bytes(b"PK")
+    rows = ns.list_runs()
+    assert [r["episode_id"] for r in rows] == [sealed]
+    assert [p["path"] for p in rows.problems] == [p["path"] for p in noesis_nb.list_runs(runs_dir=runs_dir).problems]
+    assert len(rows.problems) == 1 and "ep_01K9ZIPPEDRUNXXXXXXXXXXXXX.zip" in rows.problems[0]["path"]
