@@ -14,7 +14,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
-from ..errors import RunExistsError, RunWriteError
+from ..errors import EpisodeInterrupted, RunExistsError, RunWriteError
 from ..runtime.api import create_episode, launch
 from ..runtime.handle import EpisodeHandle
 from ..store.vocab import TERMINAL_STATUSES, failed
@@ -220,12 +220,23 @@ class Runner:
                 self.handle.changed(entry)
                 self.follower.add(entry)
                 return
+            except EpisodeInterrupted as exc:  # Ctrl-C while its run was made, on a loop whose SIGINT raises
+                self._interrupted_making(entry, exc)
+                raise KeyboardInterrupt from None  # as anywhere else on such a loop: the script stops here
             except Exception as exc:  # e.g. the runs root is not writable: the entry says why
                 entry.status, entry.error, entry.ended_at = "error", f"{type(exc).__name__}: {exc}", time.time()
                 self.handle.changed(entry)
                 return
             await handle.settled()  # finished, or paused for a human: the slot is free again (no view drawn)
         await self._when_done(entry, handle)
+
+    def _interrupted_making(self, entry: BatchEntry, exc: EpisodeInterrupted) -> None:
+        """The interrupt landed while ``entry``'s run was made: that run is sealed ``cancelled`` (the entry names it,
+        never "not started": a later call would take its reserved id for free) and the batch stops as ``cancel()``."""
+        entry.episode_id, entry.run_dir = exc.episode_id, self.spec.root / exc.episode_id
+        entry.status, entry.ended_at = "cancelled", time.time()
+        self.handle.changed(entry)
+        self.cancel()
 
     def _start(self, entry: BatchEntry) -> EpisodeHandle:
         spec, task = self.spec, self.spec.tasks[entry.index]
