@@ -102,22 +102,3 @@ def _utf8(text: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
-
-
-_HEX = re.compile(r"%[0-9A-F]{2}")
-
-
-def _encoded(raw: bytes) -> set[str]:
-    """The percent-encoded and base64 forms of a value's bytes (``raw``): percent-encoded as ``quote``, ``quote_plus``
-    and ``urlencode`` write it, and every byte encoded, with upper- and lower-case hex; base64 at the three alignments
-    it may have behind a prefix (``Basic`` of ``user:<value>``, a file holding it)."""
-    every = "".join(f"%{byte:02X}" for byte in raw)
-    percent = {quote(raw, safe=""), quote(raw), quote_plus(raw), quote_plus(raw, safe="/"), every}
-    forms = percent | {_HEX.sub(lambda m: m.group().lower(), form) for form in percent}
-    for encode in (base64.b64encode, base64.urlsafe_b64encode):
-        forms.add(encode(raw).decode().rstrip("="))  # the value alone (its last character as it ends the text)
-        for offset, skip in ((0, 0), (1, 2), (2, 3)):
-            # behind ``offset`` bytes of a prefix: the characters holding bits of the prefix or of what follows dropped
-            data = bytes(offset) + raw
-            forms.add(encode(data).decode()[skip : len(data) * 8 // 6])
-    return forms
