@@ -12,6 +12,8 @@ Rows of these kinds, each measured in this run against its own baseline:
   with punctuation, and hostile classes (one character, ``=``/``:``/``%`` runs, near-miss key names, URL-ish text,
   a payload nested 100 deep), by the screen and by the whole suite without its cheap tests (``gates.unfiltered``),
   in this run: the ratio is how much faster the screen is.
+- line-broken text (``--only-wrapped``): per event, the screen of prose lines, code lines, JSON with escaped breaks and
+  a key folded at 64 columns, against the same texts with spaces for line breaks (the baseline, ratio 1).
 - prose in French, Polish and Russian and a coloured log (``--mb`` MB each, built from sentences of drawn words, a fixed
   seed): ``find_in_text`` and scrubbing one learned value, each against English prose of the same length (the
   baseline, ratio 1; ``--only-scripts`` runs these rows alone). Their accented and Cyrillic letters, read as the
@@ -27,9 +29,11 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import random
 import string
 import sys
+import textwrap
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -284,6 +288,34 @@ def screen_rows(mb: float, big_mb: float, repeat: int) -> None:
         _against_unfiltered(f"{big_mb:g} MB random base64", lambda: find_in_text(text), big, 1)
 
 
+def _lines(kind: str, i: int, rnd: random.Random) -> str:
+    """An event's text of ``kind``: prose cut at 72 columns, code lines ending in long names, JSON holding both with
+    its line breaks escaped, or a key folded at 64 columns."""
+    words = "the agent read build log found failing test wrote short summary of fix and ran again".split()
+    prose = textwrap.fill(" ".join(rnd.choice(words) for _ in range(60)) + f" step {i}", width=72)
+    code = "\n".join(f"    result_{j} = compute_value(items[{j}], configuration_manager)" for j in range(12))
+    if kind == "JSON, escaped breaks":
+        return json.dumps({"rows": [prose, code[:200]]})
+    if kind == "a folded key":
+        return "key:\n" + textwrap.fill("sk-proj-" + "".join(rnd.choice(string.ascii_letters) for _ in range(156)), 64)
+    return prose if kind == "prose lines" else code
+
+
+def wrapped_rows(repeat: int) -> None:
+    """The screen of events whose text has many line breaks (a key may be wrapped across one): per event, against the
+    same texts with each line break a space (the baseline, same run). A break is read further only after a key's lead."""
+    print("screening line-broken text, per event (ratio: to the same texts with spaces for line breaks)")
+    for kind in ("prose lines", "code lines", "JSON, escaped breaks", "a folded key"):
+        rnd = random.Random(5)
+        texts = [_lines(kind, i, rnd) for i in range(200)]
+        spent = []
+        for variant in (texts, [t.replace("\\n", " ").replace("\n", " ") for t in texts]):
+            payloads = [{"stream": "stdout", "text": t} for t in variant]
+            guard = RunSecrets("")
+            spent.append(best(lambda g=guard, ps=payloads: [g.screen(p) for p in ps], repeat) / len(payloads))
+        print(f"  {kind:<22} {spent[0] * 1e6:8.1f} us  (one line {spent[1] * 1e6:8.1f} us)  x{spent[0] / spent[1]:5.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--mb", type=float, default=1.0, help="size of the scrubbed texts")
@@ -293,13 +325,18 @@ def main() -> None:
     parser.add_argument("--big-mb", type=float, default=0.0, help="also a random text this large (50: minutes)")
     parser.add_argument("--only-screen", action="store_true", help="only the screening rows")
     parser.add_argument("--only-scripts", action="store_true", help="only the rows of prose of other scripts")
+    parser.add_argument("--only-wrapped", action="store_true", help="only the rows of line-broken text")
     args = parser.parse_args()
+    if args.only_wrapped:
+        wrapped_rows(args.repeat)
+        return
     if args.only_scripts:
         script_rows(args.mb, args.repeat)
         return
     screen_rows(args.screen_mb, args.big_mb, args.repeat)
     if args.only_screen:
         return
+    wrapped_rows(args.repeat)
     scrub_rows(args.mb, args.values, args.repeat)
     script_rows(args.mb, args.repeat)
     growth_rows(args.repeat)

@@ -50,6 +50,7 @@ from .names import REDACTED_VALUE, is_secret_key, names_no_value, names_variable
 from .plugins import plugins
 from .randomness import CLOUD_KEY_IN_ID, PROVIDER_ID, entropy_ok, ids_out_of_values, random_words, without_ids
 from .url_parts import URL_QUERY, URL_USER, url_secrets
+from .wrapped import might_wrap, wrapped_keys
 
 __all__ = [
     "find_in_text",
@@ -128,6 +129,8 @@ def lists_joined(blob: bytes) -> bytes | None:
 def _might_contain(blob: bytes) -> bool:
     if blob.translate(_RUNS).find(_LONG_RUN) >= 0 or blob.find(b"Q~") >= 0:  # an Entra secret's ``~`` and ``.`` cut it up
         return True
+    if might_wrap(blob):  # a key's lead before a line break: the key may go on on the next line
+        return True
     lowered = blob.lower()
     anchored = _KEYWORD_ANCHORS.search(lowered) is not None
     if anchored and _KEYWORDS.search(lowered) is not None:
@@ -183,6 +186,7 @@ def payload_might_contain(payload: Mapping[str, Any], blob: bytes) -> bool:
             (_UNDER_KEY.search(lowered) is not None or not _NAMED_PLAINLY.issuperset(payload)) and _short_keyed(payload, lowered)
         )
         and (blob.isascii() or not _hides(blob))
+        and not might_wrap(blob)
     ):
         # ``_might_contain(blob)`` is False: no detector can find anything in any key or value, and every
         # secret-looking name holds a keyword (a test keeps ``is_secret_key`` to that), unless an escape
@@ -363,6 +367,8 @@ def _text_might_contain(value: str) -> bool:
         not value.isascii() and _LONG_RUN in value.encode("utf-8", "replace").translate(_RUNS)  # as in the JSON test
     ):
         return len(value) > _CACHED_LEN or bool(find_in_text(value))  # a long text is screened whole when written
+    if might_wrap(value):  # a key's lead before a line break
+        return True
     if _PUNCT.search(value) is None:
         return "bearer" in value.lower()
     return _KEYWORDS_STR.search(value.lower()) is not None
@@ -493,12 +499,15 @@ _NAME_MAX = 81  # the longest name ``_ASSIGN`` reads: a first character and up t
 # the next line (YAML's ``password:\n  hunter2``), but a name there is a nested key, not the value of the one above
 # (``auth:\n  token: X``: read as auth's value, ``token:`` hid the name and X was kept)
 _NEXT_LINE = r"(?![ \t]*\r?\n[ \t]*[A-Za-z_][A-Za-z0-9_.-]*[ \t]*:)"
+# a value stays on its name's line (``api_key = `` at a line's end and ``parses the file`` on the next: no value), but
+# for the indented line under a ``name:`` (YAML, JSON laid out; blank lines before it): spaces or tabs around the sign
+_SEPARATOR = r"[ \t]*(?:=[ \t]*|:(?!:)" + _NEXT_LINE + r"[ \t]*(?:(?:\r?\n[ \t]*)*\r?\n[ \t]+)?)"
 _ASSIGN = re.compile(  # name = value, name: value, "name": "value", -H 'Name: value', JSON in a string: \"name\": \"value\"
     rf"(?P<name>[A-Za-z_][A-Za-z0-9_.-]{{0,{_NAME_MAX - 1}}})"
-    r"\\?[\"']?\s*(?:=|:(?!:))" + _NEXT_LINE + r"\s*\\?[\"']?(?P<value>(?:[^\s\"',;&)}\]\\]|\\(?![\"']))+)"
+    r"\\?[\"']?" + _SEPARATOR + r"(?!\\[nrt])\\?[\"']?(?P<value>(?:[^\s\"',;&)}\]\\]|\\(?![\"']))+)"
 )
 # where a name may end: right after a name character, the separator ``_ASSIGN`` reads after a name, and all of it
-_NAME_END = re.compile(r"(?<=[A-Za-z0-9_.-])\\?[\"']?\s*(?:=|:(?!:))" + _NEXT_LINE + r"\s*\\?[\"']?")
+_NAME_END = re.compile(r"(?<=[A-Za-z0-9_.-])\\?[\"']?" + _SEPARATOR + r"\\?[\"']?")
 
 
 # runs of name characters long enough that trying a name at each of their places costs more than going from
@@ -541,7 +550,7 @@ _QUERY = re.compile(  # ?access_token=value&… (a URL is one word to ``_ASSIGN`
     r"[?&;](?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})=(?P<value>[^\s\"'&#]+)"
 )
 _FLAG = re.compile(  # --name value, -name value (command lines written out as text)
-    r"(?<![\w-])--?(?P<name>[A-Za-z][A-Za-z0-9_-]{0,80})\s+[\"']?(?P<value>[^\s\"'-][^\s\"']*)"
+    r"(?<![\w-])--?(?P<name>[A-Za-z][A-Za-z0-9_-]{0,80})[ \t]+[\"']?(?P<value>[^\s\"'-][^\s\"']*)"
 )
 _SCHEMES = {"bearer", "basic", "token", "digest", "apikey", "api-key", "key"}
 
@@ -684,6 +693,9 @@ def _form_values(text: str) -> set[str]:
     return found
 
 
+# a separator ending its line (``api_key = `` then ``parses the file``): detect-secrets' keyword rule would take the next
+# line's first word as its value; a NUL after it ends the value there (a ``:`` keeps an indented line, YAML's value)
+_LINE_END_SEP = re.compile(r"=[ \t]*(?=\r?\n)|(?<!:):[ \t]*(?=(?:\r?\n[ \t]*(?=\r?\n))*\r?\n(?![ \t\r\n]))")
 _NAME_WORDS = re.compile(r"pass|pwd|secret|token|key|auth|cookie|cred|bearer|contras|" + _SHORT_NAMES.decode())
 
 
@@ -845,8 +857,9 @@ def _find(text: str, entropy: bool) -> set[str]:
         if text != given:  # an id given to a secret-looking name is its value (``x-api-key: <uuid>``)
             named = ids_out_of_values(given)
             by_name.update(m.group(1) for m in _BEARER.finditer(named))
+        kept = _LINE_END_SEP.sub("\\g<0>\x00", named) if "\n" in named else named  # (a value stays on its line)
         for mapping in maps:
-            by_name.update(v for v in map(_trim, keyword.analyze_string(named, denylist_regex_to_group=mapping)) if _assigned(v))
+            by_name.update(v for v in map(_trim, keyword.analyze_string(kept, denylist_regex_to_group=mapping)) if _assigned(v))
         values, short = _assignments(named)
         by_name.update(v for v in values if _assigned(v))
         by_name.update(v for v in _quoted_values(named) if _assigned(v))
@@ -857,6 +870,8 @@ def _find(text: str, entropy: bool) -> set[str]:
         found.update(m.group() for m in _VENDOR_KEY.finditer(given))
     if "--password-stdin" in text:
         found.update(_stdin_passwords(text))
+    if "\n" in given or "\\" in given:  # a key wrapped across lines, as written and joined
+        found |= wrapped_keys(given)
     if "\\\n" in given or "\\\r\n" in given:
         found |= _find(_CONTINUED.sub(" ", given), entropy)
     if "asic" in text:  # Authorization: Basic <base64 of user:password>
