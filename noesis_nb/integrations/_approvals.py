@@ -50,7 +50,7 @@ async def request_approval(
         box["value"] = on_approve()
         return box["value"]
 
-    with asked(approved) as key:
+    with asked(approved, ctx.episode_id) as key:
         try:
             await ctx.tool_async(
                 tool,

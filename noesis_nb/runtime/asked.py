@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -34,10 +33,12 @@ _COUNT = itertools.count(1)
 
 
 @contextlib.contextmanager
-def asked(on_approve: Callable[[], Any]) -> Iterator[str]:
-    """The key of a request waiting in this process for as long as the block lasts; ``answer_asked`` calls
-    ``on_approve`` for it."""
-    key = f"{os.getpid()}-{next(_COUNT)}"  # unique in this process; another process never holds it
+def asked(on_approve: Callable[[], Any], episode_id: str) -> Iterator[str]:
+    """The key of a request of episode ``episode_id`` waiting in this process for as long as the block lasts;
+    ``answer_asked`` calls ``on_approve`` for it. The key holds the episode's id (unique to that run): a process id
+    and a count alone come again in a later process (the same pid after a container's restart, each process's count
+    starting at 1), whose own waiting request an old run's approval would then answer."""
+    key = f"{episode_id}-{next(_COUNT)}"
     _WAITING[key] = on_approve
     try:
         yield key
