@@ -238,8 +238,8 @@ class Known:
                         if not count:  # no value starts so: none reaches a later end either
                             break
                         after = self.prefixed(text[at : c + 1])[0] if c < len(text) else 0
-                        if count - exact - after > 0:  # a value goes on differently than the text does here
-                            found.append((at, c))
+                        if count - exact - after > 0 and _as_read(text[at:c]) >= FRAGMENT:  # a value goes on
+                            found.append((at, c))  # differently than the text does here
         return found
 
     def prefixed(self, prefix: str) -> tuple[int, bool]:
@@ -273,6 +273,18 @@ def _period(value: str) -> int:
 
 
 _PERIOD_READS = 4  # readings of a value ``_period`` may spend
+
+
+# an escape a written form of a value holds (JSON's ``\u00fc``, ``repr``'s ``\xfc``, ``%C3``, ``&amp;``): one character
+_ESCAPE = re.compile(r"\\u[0-9a-fA-F]{4}|\\x[0-9a-fA-F]{2}|\\.|%[0-9A-Fa-f]{2}|&#?\w{1,8};")
+
+
+def _as_read(piece: str) -> int:
+    """How many characters ``piece`` reads as, each escape one: ``FRAGMENT`` counts those, so ``M\u00fcller`` (six
+    letters of a learned ``Müller-…``'s JSON form) is no sign of a cut-off value, as ``Müller`` is none."""
+    if "\\" not in piece and "%" not in piece and "&" not in piece:
+        return len(piece)
+    return len(_ESCAPE.sub("_", piece))
 
 
 def _cuts(text: str) -> list[int]:
