@@ -38,8 +38,10 @@ _PREFIX = re.compile(
 )
 
 # a word too short for ``random_words`` (a key cut at 12 characters): random when it mixes upper case, lower case
-# and digits and passes the same randomness test (ids of one case and digits, ULIDs, hex, are kept)
-_SHORT_WORD = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{10,19}(?![A-Za-z0-9+/_-])")
+# and digits and passes the same randomness test (ids of one case and digits, ULIDs, hex, are kept); up to the
+# windows' 24, so a path of 20 to 23 (``/tmp/p1/<12 random>``, whose parts ``random_words`` finds too short) is judged
+# by its parts here
+_SHORT_WORD = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{10,23}(?![A-Za-z0-9+/_-])")
 # a longer word is also read in windows: a key glued to other text (``xxxx…<40 random characters>``) makes the
 # whole word too plain to pass, while every window inside the key passes
 _LONG_WORD = re.compile(r"[A-Za-z0-9+/_-]{24,}")

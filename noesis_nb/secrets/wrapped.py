@@ -72,6 +72,9 @@ _LITERALS = (
 _CUT = sorted({w[:n] for w in _LITERALS for n in range(3, len(w))} - set(_LITERALS), key=len, reverse=True)
 _HEADS = sorted({*_LITERALS, *_CUT}, key=len, reverse=True)
 _FIRSTS = tuple(_HEADS)
+# leads of four characters or more: a line opening with one starts a key of its own, never the rest of the one above
+# (a random body opens so about once in 62**4 lines)
+_OTHER_LEADS = tuple(w for w in _LITERALS if len(w) >= 4)
 _ALNUM = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 _KEY_CHARS = r"A-Za-z0-9_.+/=-"
 _MOST_HEAD = 400  # characters of a key on the line its lead is on
@@ -236,6 +239,8 @@ def _kept(parts: list[str], lines: list[int], alone: list[bool], i: int) -> int:
     whole, fixed = _WHOLE[i], _FIXED[i]
     best = 0
     for n in range(2, len(parts) + 1):
+        if parts[n - 1].startswith(_OTHER_LEADS):  # another key's lead opens that line (``sk-proj-\nAIzaSy…``): its own
+            break
         if n > 2 and ((lines[n - 2] < lines[0] and not parts[n - 2].endswith("-")) or _named(parts[n - 2])):
             break  # the piece before was the key's last: its line is not full (nor cut after a hyphen, as textwrap
             # does), or it reads as a word

@@ -149,8 +149,9 @@ def test_a_10000_entry_argument_is_shown_in_bounded_work_and_kept(tmp_path: Path
         (tmp_path / str(entries)).mkdir()
     error, data, printed, calls = _shown_with_calls(tmp_path, 10_000)
     # read whole, 10,000 entries take over a million calls (1,000 take ~165,000); what the process learned
-    # before (other tests' secrets) changes the head's cost, not its bound
-    assert calls < 100_000, calls
+    # before (other tests' secrets, each with its written forms) changes the head's cost (~60,000 alone, ~103,000
+    # after the rest of tests/secrets), not its bound
+    assert calls < 200_000, calls
     assert _shown_with_calls(tmp_path, 100_000)[3] <= 2 * calls
     assert error.args[0] is data and _leaked(printed) == []
     assert len(printed) < len(repr(data))  # shown cut, not whole

@@ -239,3 +239,11 @@ def test_a_live_run_writes_and_shows_no_wrapped_key(live: tuple[Path, str], tmp_
     blobs += [("otlp", (tmp_path / "spans.json").read_bytes()), ("error", error.encode())]
     assert _leaks(blobs) == []
     assert "login failed with" in error
+
+
+def test_a_line_opening_with_another_keys_lead_is_not_the_rest_of_the_key_above() -> None:
+    """``sk-proj-`` alone on its line and ``AIzaSample`` on the next two: the lines below open with a Google key's lead,
+    so they are no continuation of an OpenAI key (a generated-text test found this join)."""
+    from noesis_nb.secrets.wrapped import wrapped_keys
+
+    assert wrapped_keys("sk-proj-\nAIzaSample\nAIzaSample ") == set()
