@@ -30,7 +30,6 @@ from .errors import (
     ResumeAdapterRequiredError,
     RunLifecycleError,
     RunLifecycleTransitionError,
-    RunNotFoundError,
     RunSealedError,
     SummaryNotWrittenError,
     UnsupportedFeatureError,
@@ -243,18 +242,26 @@ def resume_run(
             f"ns.resume_run: unknown option(s) {', '.join(quoted(k) for k in unknown)}; it takes checkpoint_id, "
             f"using and {', '.join(sorted(_RESUME_OPTIONS))}"
         )
-    try:
-        run_dir = find_run_dir(episode_id, options.get("runs_dir"))
-    except RunNotFoundError:  # resume_run names it, after the options (a wrong option is named first)
-        run_dir = None
-    if run_dir is not None and seal_state(run_dir).sealed:  # Noēsis checks the seal before the checkpoint
+    try:  # resume_run's own path: its options are checked first, as it checks them
+        report = resume_blocking(episode_id, checkpoint_id=checkpoint_id, using=using, **options)
+    except CheckpointNotFoundError:
+        _refuse_sealed(episode_id, options.get("runs_dir"))
+        raise
+    if report.changed_nothing:
+        _refuse_sealed(episode_id, options.get("runs_dir"))
+    _tell(report)
+    return report.episode_id
+
+
+def _refuse_sealed(episode_id: str, runs_dir: Any) -> None:
+    """Noēsis refuses a lifecycle call on a sealed run (``RunSealedError``) before reading any checkpoint: code written
+    for it catches that, where ``resume_run`` says nothing is left to resume or names the checkpoint."""
+    run_dir = find_run_dir(episode_id, runs_dir)
+    if seal_state(run_dir).sealed:
         raise RunSealedError(
             f"run {run_dir.name} is sealed; resume_run continues a paused or interrupted run (a seal cut short, "
             "final.json without manifest.json, is completed by it)"
-        )
-    report = resume_blocking(episode_id, checkpoint_id=checkpoint_id, using=using, **options)  # resume_run's own path
-    _tell(report)
-    return report.episode_id
+        ) from None
 
 
 def _recorder(episode_id: str) -> Any:
