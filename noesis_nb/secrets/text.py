@@ -50,7 +50,7 @@ from .names import REDACTED_VALUE, is_secret_key, names_no_value, names_variable
 from .plugins import plugins
 from .randomness import CLOUD_KEY_IN_ID, PROVIDER_ID, entropy_ok, ids_out_of_values, random_words, without_ids
 from .url_parts import URL_QUERY, URL_USER, url_secrets
-from .wrapped import might_wrap, wrapped_keys
+from .wrapped import WRAP_LOWER, WRAP_MARKS, might_wrap, wrapped_keys
 
 __all__ = [
     "find_in_text",
@@ -186,7 +186,7 @@ def payload_might_contain(payload: Mapping[str, Any], blob: bytes) -> bool:
             (_UNDER_KEY.search(lowered) is not None or not _NAMED_PLAINLY.issuperset(payload)) and _short_keyed(payload, lowered)
         )
         and (blob.isascii() or not _hides(blob))
-        and not might_wrap(blob)
+        and (blob.translate(WRAP_MARKS, WRAP_LOWER).find(b"X\\") < 0 or not might_wrap(blob))  # (no call: the event path)
     ):
         # ``_might_contain(blob)`` is False: no detector can find anything in any key or value, and every
         # secret-looking name holds a keyword (a test keeps ``is_secret_key`` to that), unless an escape
