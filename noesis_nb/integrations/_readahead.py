@@ -8,7 +8,6 @@ clamped to that, mixing two clocks in one run. ``import_rows`` and a :class:`~.r
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -22,7 +21,6 @@ __all__ = [
     "ON_LOOP_S",
     "read_ahead",
     "read_ahead_on_loop",
-    "loop_running",
     "clock_for",
     "first_time",
     "recorded",
@@ -89,15 +87,6 @@ def read_ahead_on_loop(items: Iterator[Row], ahead: list[Row], timed: bool) -> t
 def _after(reading: threading.Thread, outcome: list[tuple[int | None, Exception | None]], ahead: list[Row]) -> Iterator[Row]:
     reading.join()  # on the episode's own thread (a replay is a sync adapter): the loop goes on meanwhile
     yield from replayed(ahead, outcome[0][1] if outcome else None)
-
-
-def loop_running() -> bool:
-    """Whether an event loop runs on this thread (a notebook cell, a coroutine): a blocking read here freezes it."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return False
-    return True
 
 
 def clock_for(start: int | None, read: int, timed: bool) -> ReplayClock:

@@ -29,6 +29,7 @@ from ..ids import validate_new_episode_id
 from ..runtime.api import solve
 from ..runtime.interrupt import carried_interrupt, held_interrupts
 from ..secrets.quoted import quoted
+from ..store.patience import running_loop
 from ..store.replayclock import ReplayClock
 from ..store.roots import check_root, refuse_run_as_root
 from ._dedupe import DIGEST_TAG, import_lock, imported_before, trace_digest
@@ -39,7 +40,6 @@ from ._readahead import (
     ON_LOOP_S,
     clock_for,
     first_time,
-    loop_running,
     read_ahead,
     read_ahead_on_loop,
     recorded,
@@ -195,7 +195,7 @@ class RecordedReplay:
         except Exception as exc:  # a one-shot source read before, a missing log: the run ends ``error`` with it
             items, failure, start = iter(()), exc, None
         else:
-            if loop_running():  # a notebook's loop (start, a batch): never held longer than ON_LOOP_S
+            if running_loop() is not None:  # a notebook's loop (start, a batch): never held longer than ON_LOOP_S
                 start, first, late = read_ahead_on_loop(items, ahead, self.timed)
                 clock = clock_for(start, LOOK_AHEAD if late else len(ahead), self.timed)
                 if late:
