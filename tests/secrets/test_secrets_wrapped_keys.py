@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import re
 import string
 import sys
 import textwrap
@@ -194,9 +195,8 @@ _PRINT = (
 )
 
 
-@pytest.fixture(scope="module")
-def live(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    runs = tmp_path_factory.mktemp("wrapped") / "runs"
+def _live_run(runs: Path, **options: Any) -> tuple[Path, str]:
+    """A run whose tool (a real subprocess) prints every key wrapped; its folder and the error it raised."""
     keys = list(KEYS.values())
 
     def agent(task: str, ctx: Any) -> str:
@@ -205,7 +205,7 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
         raise RuntimeError("login failed with\n" + _folded(keys[3], 9, "\n", "  "))
 
     async def cell() -> tuple[Path, str]:
-        handle = noesis_nb.start("show the keys", using=agent, runs_dir=runs, approver="auto")
+        handle = noesis_nb.start("show the keys", using=agent, runs_dir=runs, approver="auto", **options)
         await handle
         with pytest.raises(RuntimeError) as raised:
             handle.result()
@@ -214,15 +214,40 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     return asyncio.run(cell())
 
 
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    return _live_run(tmp_path_factory.mktemp("wrapped") / "runs")
+
+
+def _stands_alone(piece: str, text: str) -> bool:
+    """Whether ``piece`` stands in ``text`` with no letter or digit either side (a fold's last line, a rest glued to a
+    redaction): a piece of 3 to 8 characters inside a longer word is chance, as the ``55X`` of a run id is."""
+    return re.search(rf"(?<![A-Za-z0-9]){re.escape(piece)}(?![A-Za-z0-9])", text) is not None
+
+
 def _leaks(blobs: list[tuple[str, bytes]]) -> list[tuple[str, str]]:
+    """Where a key stands whole (its lines joined) or a piece of it: a piece of 9 characters anywhere, its shorter
+    last piece where it stands alone. A run's ULIDs are random words of capitals and digits: one held the 3-character
+    last piece of the Google key (``ep_01M955X…``, the ids of every run started for 33 s from 08:00:37 UTC on
+    2026-12-06), and every file naming the run was taken for a leak."""
     out = []
     for where, blob in blobs:
         text = blob.decode("utf-8", "replace").replace("\\n", "\n")
         flat = "".join(text.split())  # the pieces joined as they would be read back
         for name, key in KEYS.items():
-            if any(p in text for p in _pieces(key, 9)) or key in flat:
+            pieces = _pieces(key, 9)
+            if any(p in text if len(p) == 9 else _stands_alone(p, text) for p in pieces) or key in flat:
                 out.append((name, where))
     return out
+
+
+def _blobs(run_dir: Path, error: str, spans: Path) -> list[tuple[str, bytes]]:
+    """Every file of the run, its views, its frames, its OTLP export and the error it raised."""
+    blobs = run_files(run_dir) + _surfaces(DiskRun(run_dir))
+    blobs += [("events_df", noesis_nb.events_df(run_dir.parent).to_json().encode())]
+    blobs += [("tools_df", noesis_nb.tools_df(run_dir.parent).to_json().encode())]
+    noesis_nb.export_otel(run_dir, path=spans)
+    return blobs + [("otlp", spans.read_bytes()), ("error", error.encode())]
 
 
 def test_a_live_run_writes_and_shows_no_wrapped_key(live: tuple[Path, str], tmp_path: Path) -> None:
@@ -230,15 +255,24 @@ def test_a_live_run_writes_and_shows_no_wrapped_key(live: tuple[Path, str], tmp_
     JSON line; the model's text wraps one and the adapter's error another: no piece is in any file of the run, its
     views, its frames, its OTLP export or the error raised."""
     run_dir, error = live
-    written = run_files(run_dir)
-    assert any(b"key 17 :" in blob for _, blob in written)  # the tool ran and its output was written
-    blobs = written + _surfaces(DiskRun(run_dir))
-    blobs += [("events_df", noesis_nb.events_df(run_dir.parent).to_json().encode())]
-    blobs += [("tools_df", noesis_nb.tools_df(run_dir.parent).to_json().encode())]
-    noesis_nb.export_otel(run_dir, path=tmp_path / "spans.json")
-    blobs += [("otlp", (tmp_path / "spans.json").read_bytes()), ("error", error.encode())]
-    assert _leaks(blobs) == []
+    assert any(b"key 17 :" in blob for _, blob in run_files(run_dir))  # the tool ran and its output was written
+    assert _leaks(_blobs(run_dir, error, tmp_path / "spans.json")) == []
     assert "login failed with" in error
+
+
+def test_a_run_whose_id_holds_a_keys_short_piece_leaks_nothing(tmp_path: Path) -> None:
+    """The run above, its id a ULID holding the Google key's last 3 characters (``55X``), as every id made for 33 s from
+    08:00:37 UTC on 2026-12-06 did: nothing leaks, and that piece on a line of its own still is a leak. Before, the
+    id was taken for the piece in every file naming the run (CI failed so) though no file showed the key."""
+    tail = _pieces(KEYS["google"], 9)[-1]
+    episode_id = f"ep_01M9{tail}0A3QF7RZK2WNB8DTYHV"
+    assert len(tail) < 9 and re.fullmatch(r"ep_[0-7][0-9A-HJKMNP-TV-Z]{25}", episode_id)  # a ULID's shape
+    run_dir, error = _live_run(tmp_path / "runs", episode_id=episode_id)
+    blobs = _blobs(run_dir, error, tmp_path / "spans.json")
+    assert sum(episode_id.encode() in blob for _, blob in blobs) >= 10  # the id names the run in its files and views
+    assert _leaks(blobs) == []
+    missed = json.dumps({"log": f"[REDACTED]\n  {tail}\nDone"}).encode()  # a fold's last line a screen missed
+    assert _leaks([("missed", missed)]) == [("google", "missed")]
 
 
 def test_a_line_opening_with_another_keys_lead_is_not_the_rest_of_the_key_above() -> None:
