@@ -46,6 +46,7 @@ from .secrets.quoted import quoted
 from .secrets.records import shown_records, shown_value
 from .store import find_run_dir, iter_events, read_events
 from .store import list_runs as _list_runs
+from .store.artifacts import read_summary
 from .store.listing import RunList, check_limit, run_info
 from .store.roots import refuse_run_as_root
 from .store.runfiles import UnreadableRunFile, read_file
@@ -351,7 +352,34 @@ def list_runs(
         )
     check_limit(limit)
     rows = _list_runs(None, since, strict_manifest=strict_manifest)
-    return RunList(_summarised(rows, limit), rows.problems)  # what is named like a run but is none, still said
+    listed = [_noesis_row(row) for row in _summarised(rows, limit)]
+    return RunList(listed, rows.problems)  # what is named like a run but is none, still said
+
+
+#: the keys of a Noēsis ``list_runs`` row, in its order
+_NOESIS_ROW_KEYS = (
+    "episode_id",
+    "task",
+    "started_at",
+    "flags",
+    "success",
+    "veto_count",
+    "duration_sec",
+    "status",
+    "outcome",
+    "process",
+    "manifest",
+    "manifest_status",
+)
+
+
+def _noesis_row(row: dict[str, Any]) -> dict[str, Any]:
+    """``row`` (``noesis_nb.list_runs``') as Noēsis gives it: its keys only, ``status`` the summary's own (Noēsis
+    reads ``summary.status``, which its finaliser does not write: None), not the status noesis_nb derives (that one
+    is in ``noesis_nb.list_runs`` and ``runs_df``)."""
+    out = {key: row[key] for key in _NOESIS_ROW_KEYS}
+    out["status"] = shown_value((read_summary(Path(row["run_dir"])) or {}).get("status"))
+    return out
 
 
 def _summarised(rows: list[dict[str, Any]], limit: int | None) -> list[dict[str, Any]]:
