@@ -82,6 +82,7 @@ class RunRecord(TypedDict):
     waiting: NotRequired[float | None]  # seconds paused for people (``waits``); None when the log could not be read
     head: dict[str, Any] | None  # the first event (when there is no summary or state)
     tail_end: str | None  # timestamp of the terminate event
+    vetoes: NotRequired[int | None]  # enforced vetoes the log holds, when it was read whole for a run with no summary
     calls: list[Call]
     calls_from: Literal["summary", "events"]
     tools: ToolCounts
@@ -190,6 +191,7 @@ def read_run(
     url = ref.fs.url(events_path)
     tail: list[dict[str, Any]] = []
     head: dict[str, Any] | None = None
+    vetoes: int | None = None  # enforced vetoes in the log, counted where no summary counts them
     calls: list[Call] = []
     # what the log's tool events say of its tool calls (``toolcalls``); None: the log not read whole
     seen: ToolEventsSeen | None = None
@@ -212,6 +214,7 @@ def read_run(
                 head = _first_event(data[: data.find(b"\n") + 1 or len(data)])
             if whole:
                 seen = seen_in(_tool_events(data))
+                vetoes = _vetoes(data) if summary is None else None
             if need_calls:
                 calls = scan_model_calls(data, url, problems, sealed=ended)
             if whole:
@@ -248,6 +251,7 @@ def read_run(
         "status": status,
         "head": head,
         "tail_end": next((e.get("timestamp") for e in reversed(tail) if e.get("phase") == "terminate"), None),
+        "vetoes": vetoes,
         "calls": calls,
         "calls_from": "events" if need_calls else "summary",  # "summary" for its sums and its "no calls" alike
         "tools": tools,
@@ -299,6 +303,26 @@ def _tool_events(data: bytes) -> Iterator[tuple[Any, Any]]:
             if type(event) is dict and event.get("phase") == "tool":
                 payload = event.get("payload")
                 yield (payload.get("event_name") if type(payload) is dict else None), payload
+
+
+def _vetoes(data: bytes) -> int:
+    """The enforced vetoes in a log, as a summary counts them (``governance`` events, ``decision`` ``veto``,
+    ``enforced``): only lines holding ``"veto"`` are parsed; a line that does not parse is left out (events_df
+    reports it)."""
+    count = start = 0
+    while (at := data.find(b'"veto"', start)) >= 0:
+        begin = data.rfind(b"\n", 0, at) + 1
+        end = data.find(b"\n", at)
+        end = len(data) if end < 0 else end
+        start = end + 1
+        try:
+            event = orjson.loads(data[begin:end])
+        except orjson.JSONDecodeError:
+            continue
+        payload = event.get("payload") if type(event) is dict and event.get("phase") == "governance" else None
+        if type(payload) is dict and payload.get("decision") == "veto" and payload.get("enforced"):
+            count += 1
+    return count
 
 
 @dataclass(frozen=True)

@@ -510,7 +510,8 @@ def _row(record: RunRecord, report: Callable[[str], Report]) -> dict[str, Any]:
         "waiting_s": record.get("waiting"),
         "governance_mode": facts.governance_mode,
         "act_count": metrics.get("act_count", len(actions) if isinstance(actions, list) else None),
-        "veto_count": metrics.get("veto_count"),
+        # a run with no summary yet (paused, running): its log's enforced vetoes, as act_count takes state's actions
+        "veto_count": metrics.get("veto_count", record.get("vetoes")),
         "tool_calls": tool_calls,
         "pending_approvals": tools["pending"],
         **_batch(summary, state, metrics),
