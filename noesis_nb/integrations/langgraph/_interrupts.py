@@ -12,10 +12,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import orjson
-
-from ..._jsonio import to_jsonable
 from ...errors import NoesisNbError
+from .._preview import json_preview
 
 __all__ = [
     "LangGraphResumeError",
@@ -111,17 +109,10 @@ def resume_value(interrupts: list[Any], answers: list[Any]) -> Any:
 def stored_value(value: Any, limit: int) -> Any:
     """``value`` as written to the run and shown on the approval: as is, or a preview when its JSON is over ``limit`` chars.
 
-    Every stored copy is scanned for secrets on the event loop, so a multi-megabyte value would
-    freeze the notebook; the graph itself keeps the whole value in its checkpoint.
+    It is handled on the event loop, so only the value's head is read (``json_preview``): a multi-megabyte value
+    costs the loop what a ``limit``-sized one does; the graph itself keeps the whole value in its checkpoint.
     """
-    data = to_jsonable(value)
-    text = orjson.dumps(data).decode()
-    if len(text) <= limit:
-        return data
-    return {
-        "preview": _CUT_WORD.sub("", text[:limit]),
-        "truncated": f"{len(text)} characters of JSON, the first {limit} kept; pass max_value_chars= a larger number for more",
-    }
+    return json_preview(value, limit)
 
 
 def _is_langgraph_id(value: Any) -> bool:
