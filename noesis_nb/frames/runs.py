@@ -22,7 +22,7 @@ from ..store.facts import run_facts
 from ..store.layout import PREPARED_DIRS
 from ..store.ownership import abandoned
 from ..store.status import status_now
-from ..store.vocab import TERMINAL_STATUSES
+from ..store.vocab import OUTCOME_VALUES, TERMINAL_STATUSES
 from . import _arrays
 from .cache import CACHE, MEMO
 from .coerce import Report, clean_row, obj
@@ -530,10 +530,20 @@ def _row(record: RunRecord, report: Callable[[str], Report]) -> dict[str, Any]:
             "folder's name, as events_df, tools_df, usage_df and show() do. Rename the folder or fix the file"
         )
     row["episode_id"] = ref.name
+    _outside_vocabulary({"final.json": final, "summary.json": summary}, report)
     row["tags"] = tags if type(tags) is dict else obj(obj(state, "episode"), "tags", in_state)
     if not record.get("written_here"):
         _shown_text(row)
     return row
+
+
+def _outside_vocabulary(docs: dict[str, dict[str, Any]], report: Callable[[str], Report]) -> None:
+    """Report each outcome field holding a value Noēsis never writes (``OUTCOME_VALUES``); the value stays as read."""
+    for name, fields in OUTCOME_VALUES.items():
+        for field, allowed in fields.items():
+            value = docs[name].get(field)
+            if type(value) is str and value not in allowed:
+                report(name)(f"{field} {quoted(value, 80)} is not one of Noēsis' values ({', '.join(allowed)}); kept as read")
 
 
 def _as_shown(value: Any, record: RunRecord) -> Any:

@@ -85,6 +85,19 @@ STEER_MODES = ("next-item", "between-rounds")
 
 ACTION_CANDIDATE_SCHEMA = "action_candidate/1.0.0"
 
+#: the values Noēsis writes in a run's outcome fields (final/2.0.0 and its summary), by file and field: a reader
+#: reports any other value (kept as read)
+OUTCOME_VALUES = {
+    "final.json": {
+        "outcome": ("success", "failed", "vetoed", "cancelled", "interrupted", "error"),
+        "verification_status": ("verified", "unverified", "not_applicable"),
+    },
+    "summary.json": {
+        "outcome": ("success", "goal_not_achieved", "success_unverified", "error"),
+        "adapter_result": ("success", "error", "skipped"),
+    },
+}
+
 _FINAL_OUTCOME = {"ok": "success", "error": "error", "vetoed": "vetoed", "cancelled": "cancelled"}
 
 
