@@ -20,12 +20,13 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from ..._threads import ThreadReader, run_in_thread, thread_bound_hint
-from ...errors import AgentCancelled, EpisodeStateError
+from ...errors import AgentCancelled, EpisodeStateError, InvalidOptionError
 from ...secrets import for_run, is_secret_key, shown_cut
 from ...secrets.quoted import quoted
 from .._approvals import default_answer, request_approval, tool_name
 from .._emit import PHASE, apply_output, emit_rows, row
 from .._extras import require
+from .._preview import json_preview
 from ._events import EVENT_TYPES, AGUIFolder
 from ._interrupts import unanswerable
 from ._sse import AGUIStreamError
@@ -75,6 +76,8 @@ class AGUIAdapter:
     sends after an interrupt, for servers that keep no thread state): past it the conversation is let go, and an
     interrupt then ends the episode with an error saying so (a server's ``MESSAGES_SNAPSHOT`` under it gives it
     back). The default, 16 million characters, is several times the longest model context; None: no bound.
+    ``max_value_chars`` bounds what an interrupt and the tool call it names each add to the approval (a longer one is
+    shown as a preview, read from its head on the event loop; ``answer`` still gets the interrupt whole).
     """
 
     source = "agui"
@@ -94,6 +97,7 @@ class AGUIAdapter:
         max_runs: int = 20,
         approval_timeout_s: float = 600.0,
         max_conversation_chars: int | None = MAX_CONVERSATION_CHARS,
+        max_value_chars: int = 20_000,
     ):
         self._core = require("ag_ui.core", "agui", "AGUIAdapter")
         if resume_style not in ("1.0", "forwarded_props"):
@@ -107,6 +111,9 @@ class AGUIAdapter:
                 f"(default {MAX_CONVERSATION_CHARS}), or None for no bound"
             )
         self.max_conversation_chars = max_conversation_chars
+        if type(max_value_chars) is not int or max_value_chars < 1:
+            raise InvalidOptionError(f"max_value_chars={quoted(max_value_chars, 80)}: pass an int of at least 1")
+        self.max_value_chars = max_value_chars  # an interrupt's (or its call's) JSON beyond this is shown as a preview
         run = getattr(agent, "run", None)
         self._call = run if callable(run) else agent
         if not callable(self._call):
@@ -298,7 +305,7 @@ class AGUIAdapter:
         approved, value, reason = await request_approval(
             ctx,
             name,
-            {"interrupt": interrupt, "tool_call": call},
+            {"interrupt": json_preview(interrupt, self.max_value_chars), "tool_call": json_preview(call, self.max_value_chars)},
             on_approve=lambda: self.answer(interrupt, True, None),
             risk=self.risk,
             timeout_s=self.approval_timeout_s,
