@@ -38,7 +38,7 @@ from .asked import refuse_unanswerable
 from .episode import Episode, EpisodeOptions
 from .gate import Decision, check_decision_options, tell_if_overruled, to_decision
 from .handle import EpisodeHandle
-from .interrupt import HeldInterrupt, held_interrupts, interrupted, watch_interrupts
+from .interrupt import HeldInterrupt, held_interrupts, interrupted, interrupted_before_resume, watch_interrupts
 from .recorder import Recorder
 from .registry import forget, live_handles, register
 from .resolve import refuse_non_adapter, resolve_using
@@ -721,14 +721,46 @@ def resume_blocking(
     unknown_outcome: UnknownOutcome | None = None,
     secrets: dict[str, Any] | None = None,
 ) -> ResumeReport:
-    """The one blocking resume path (``resume_run`` and ``ns.resume_run``): options checked, then the run continued."""
+    """The one blocking resume path (``resume_run`` and ``ns.resume_run``): options checked, then the run continued.
+
+    An interrupt stops the run sealed ``cancelled`` wherever it lands: once the resume has taken its first step, its
+    own path seals the run; one that lands before (while ``asyncio.run`` makes its loop, or cancelling the resume's
+    task before it ran) left the run untouched, so the resume is made again under ``interrupted_before_resume``."""
+    began: list[bool] = []  # the resume took its first step: from then on a cancellation reaches its own path
+    resume = None
     try:
-        return run_sync(_resume(episode_id, checkpoint_id, runs_dir, using, tools, unknown_outcome, secrets))
+        resume = _resume(episode_id, checkpoint_id, runs_dir, using, tools, unknown_outcome, secrets, began)
+        return run_sync(resume)
     except KeyboardInterrupt:
-        said = _interrupted_resume(episode_id, runs_dir)
+        with held_interrupts():  # a second Ctrl-C does not cut the seal short
+            if not began:
+                if resume is not None:
+                    resume.close()  # never run: no "never awaited" warning
+                _resume_interrupted_before_it_began(episode_id, checkpoint_id, runs_dir, using, tools, unknown_outcome, secrets)
+            said = _interrupted_resume(episode_id, runs_dir)
         if said is None:
             raise
         raise said from None
+
+
+def _resume_interrupted_before_it_began(
+    episode_id: str | os.PathLike[str],
+    checkpoint_id: str | None,
+    runs_dir: Any,
+    using: Any,
+    tools: dict[str, Any] | None,
+    unknown_outcome: str | None,
+    secrets: dict[str, Any] | None,
+) -> None:
+    """The resume an interrupt stopped before its first step, made again: its checks as ever (a refusal writes
+    nothing, the interrupt's line then says what holds), then nothing runs and the run is sealed ``cancelled``."""
+    token = interrupted_before_resume.set(True)
+    try:
+        run_sync(_resume(episode_id, checkpoint_id, runs_dir, using, tools, unknown_outcome, secrets, []))
+    except Exception:  # refused by its checks (an undecided draft, a run held elsewhere…): nothing was written
+        pass
+    finally:
+        interrupted_before_resume.reset(token)
 
 
 def _interrupted_resume(episode_id: str | os.PathLike[str], runs_dir: Any) -> EpisodeInterrupted | None:
@@ -748,7 +780,10 @@ async def _resume(
     tools: dict[str, Any] | None,
     unknown_outcome: str | None,
     secrets: dict[str, Any] | None,
+    began: list[bool] | None = None,
 ) -> ResumeReport:
+    if began is not None:
+        began.append(True)
     check_resume_options(checkpoint_id=checkpoint_id, using=using, tools=tools, unknown_outcome=unknown_outcome)
     with supply_secrets(secrets):
         return await resume_from_disk(

@@ -34,6 +34,7 @@ __all__ = [
     "held_interrupts",
     "HeldInterrupt",
     "carried_interrupt",
+    "interrupted_before_resume",
     "interrupted",
     "interrupts_noted",
     "killed_by_interrupt",
@@ -169,6 +170,11 @@ class HeldInterrupt:
 #: a SIGINT its caller held back just before a run was asked for (an import reading a stream ahead for its first
 #: time): the next ``held_interrupts`` starts holding it, so the run it makes is sealed ``cancelled`` as it exists
 carried_interrupt: ContextVar[bool] = ContextVar("noesis_nb_carried_interrupt", default=False)
+
+#: an interrupt that landed in ``resume_run`` before its resume took a first step (the run untouched, still paused):
+#: the resume made again under it checks what it checks, then runs nothing and seals the run ``cancelled``, as one
+#: landing a moment later stops it (``resume_blocking``)
+interrupted_before_resume: ContextVar[bool] = ContextVar("noesis_nb_interrupted_before_resume", default=False)
 
 
 @contextmanager

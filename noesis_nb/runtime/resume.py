@@ -59,6 +59,7 @@ from ..tools.repositories import ExecutionRepository
 from . import lifecycle
 from .abandoned import finish_abandonment
 from .episode import Episode
+from .interrupt import interrupted_before_resume
 from .lifecycle import Outcome
 from .pause import EpisodePaused
 from .position import Pause, last_pause, options_from_state, payload_of
@@ -478,6 +479,11 @@ async def _resume_after_veto(
         episode.finish(Outcome("vetoed", f"veto upheld by {decision.get('approver_id')}", ["veto_upheld"]))
         return
     adapter = _resume_adapter(rec, using)
+    if interrupted_before_resume.get():  # the interrupt came before this resume began: the adapter does not run again
+        if not resumed:
+            rec.resume_event(checkpoint, resumed_by="resume_run")
+        episode.seal_cancelled()
+        return
 
     episode.adapter = adapter
     episode.loop = asyncio.get_running_loop()

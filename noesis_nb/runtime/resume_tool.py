@@ -29,7 +29,7 @@ from . import lifecycle
 from .asked import asker_gone
 from .context import dispatcher, tool_repositories
 from .episode import ADAPTER_ERROR_WHILE_PAUSED, Episode
-from .interrupt import interrupts_noted, killed_by_interrupt
+from .interrupt import interrupted_before_resume, interrupts_noted, killed_by_interrupt
 from .lifecycle import Outcome
 from .missing_tool import missing_tool_error
 from .openpause import leave_open_pause
@@ -178,6 +178,11 @@ async def continue_tool_drafts(
     episode = Episode(None, _options(rec), rec)
     episode.loop = asyncio.get_running_loop()
     episode.candidate = lifecycle.find_candidate(rec)
+    if interrupted_before_resume.get():  # the interrupt came before this resume began: no draft runs, sealed cancelled
+        for r in ready:
+            r.chain.ensure_resumed()
+        episode.seal_cancelled()
+        return
     started = (now_iso(), time.perf_counter())
     ended: list[_Ended] = []
     for r in ready:
