@@ -84,6 +84,13 @@ class _Parser(argparse.ArgumentParser):
 _INVALID_CHOICE = re.compile(r"invalid choice: '(?P<value>[^']*)' \(choose from (?P<choices>.*)\)$")
 
 
+def _closest(word: str, names: Any, cutoff: float = 0.6) -> list[str]:
+    """The one name in ``names`` closest to ``word``, whatever either's case (``RUN`` is ``run`` misspelt, which
+    ``difflib`` alone would not see: it compares characters as they are)."""
+    spelt = {str(n).lower(): str(n) for n in reversed(list(names))}
+    return [spelt[c] for c in difflib.get_close_matches(word.lower(), list(spelt), n=1, cutoff=cutoff)]
+
+
 def _choice_hint(message: str) -> str:
     """argparse's ``invalid choice: 'enforced' (choose from 'off', 'audit', 'enforce')`` with the closest choice named,
     as the Python twins do (``did you mean 'enforce'?``)."""
@@ -91,7 +98,7 @@ def _choice_hint(message: str) -> str:
     if found is None:
         return message
     choices = re.findall(r"'([^']*)'", found["choices"])
-    close = difflib.get_close_matches(found["value"].lower(), choices, n=1, cutoff=0.6)
+    close = _closest(found["value"], choices)
     return f"{message} (did you mean {close[0]!r}?)" if close else message
 
 
@@ -273,8 +280,8 @@ def parse_line(line: str, expand: Any = None) -> argparse.Namespace:
         command = parser.subcommands.get(args.command or "", parser)
         options = [o for action in command._actions for o in action.option_strings if o.startswith("--")]
         typed = extra[0].split("=", 1)[0]
-        close = difflib.get_close_matches(typed, options, n=1, cutoff=0.6)
-        twin = _KEYWORD_OPTIONS.get(typed.lstrip("-").replace("-", "_"))
+        close = _closest(typed, options)
+        twin = _KEYWORD_OPTIONS.get(typed.lstrip("-").replace("-", "_").lower())
         if twin in options and not close:  # the Python twin's keyword (batch(root=…), idle_timeout_s=…)
             close = [twin]
         hint = f" (did you mean {close[0]}?)" if close else ""
@@ -354,7 +361,7 @@ def _refuse_before_subcommand(parser: _Parser, words: list[str]) -> None:
         return
     names = list(parser.subcommands)
     if not words[0].startswith("-"):
-        close = difflib.get_close_matches(words[0], names, n=1, cutoff=0.6)
+        close = _closest(words[0], names)
         guess = f" (did you mean {close[0]!r}?)" if close else ""
         raise UsageError(
             f"%noesis: unknown subcommand {quoted(words[0])}{guess}; use one of {', '.join(names)}\n(see %noesis --help)"
@@ -588,7 +595,7 @@ class NoesisMagics(Magics):
         if approver is not None and approver not in ("ask", "auto", "deny"):
             approver = self._resolve(approver)
             if isinstance(approver, str):
-                close = difflib.get_close_matches(args.approver.lower(), ("ask", "auto", "deny"), n=1, cutoff=0.6)
+                close = _closest(args.approver, ("ask", "auto", "deny"))
                 guess = f" (did you mean {close[0]!r}?)" if close else ""
                 raise UsageError(
                     f"%noesis run: --approver {quoted(args.approver)}{guess} is not ask/auto/deny nor a callable in the notebook"

@@ -65,3 +65,23 @@ def test_an_option_after_the_double_dash_is_told_to_come_before_it(ip: Any) -> N
     assert "after -- every word is read as a value" in said and "%noesis run my_agent x --seed 3" in said, said
     fixed = said.rsplit("%noesis ", 1)[1].rstrip(")")
     assert parse_line(fixed).seed == 3  # the line it gives reads the seed
+
+
+@pytest.mark.parametrize(
+    "line, hint",
+    [
+        ('RUN my_agent "t"', "unknown subcommand 'RUN' (did you mean 'run'?)"),
+        ("Lsit", "unknown subcommand 'Lsit' (did you mean 'list'?)"),
+        ('run my_agent "t" --SEED 3', "--SEED 3 (did you mean --seed?)"),
+        ("batch tasks my_agent --Root runs", "--Root runs (did you mean --runs-dir?)"),
+        ('run my_agent "t" --approver AUTOO', "--approver 'AUTOO' (did you mean 'auto'?)"),
+        ('run my_agent "t" --governance ENFORCED', "(did you mean 'enforce'?)"),
+        ('steer ep_x "s" --mode NEXT-ITEMS', "(did you mean 'next-item'?)"),
+        ('run MY_AGENT "t"', "did you mean my_agent (defined in this notebook)?"),
+    ],
+)
+def test_a_slip_in_capitals_gets_the_same_did_you_mean_as_one_in_small_letters(ip: Any, line: str, hint: str) -> None:
+    ip.user_ns["my_agent"] = lambda task, ctx: task
+    with pytest.raises(UsageError) as caught:
+        ip.run_line_magic("noesis", line)
+    assert hint in str(caught.value)

@@ -200,7 +200,8 @@ def did_you_mean(name: str, namespace: dict[str, Any]) -> str:
     import difflib
 
     names = [k for k, v in namespace.items() if not k.startswith("_") and callable(v) and not inspect.isclass(v)]
-    close = difflib.get_close_matches(name, names, n=3, cutoff=0.6)
+    spelt = {n.lower(): n for n in reversed(names)}  # My_Agent for my_agent: difflib alone compares case as it is
+    close = [spelt[c] for c in difflib.get_close_matches(name.lower(), list(spelt), n=3, cutoff=0.6)]
     if not close:
         return ""
     return f"; did you mean {' or '.join(close)} (defined in this notebook)?"
