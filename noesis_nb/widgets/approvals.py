@@ -39,6 +39,7 @@ class _Card:
     labels = ("Approve", "Reject")
     tooltips = ("approve", "reject")
     kind = "draft"
+    ended: str | None = None  # how its run ended before anyone decided (or FOLDER_GONE): set by close_undecided
 
     def __init__(self, source: Any, *, approver_id: str | None, on_decided: Callable[[], None] | None):
         self.source, self.approver_id = source, approver_id_from_env(approver_id)
@@ -138,7 +139,11 @@ class _Card:
             self._set_enabled(False)
             self.controls.layout.display = "none"
             why = "the run's folder is gone" if status == FOLDER_GONE else f"the run ended {status}"
-            self.status.value = f'<span class="nnb-muted">no decision: {esc(why)}</span>'
+            self.ended = status
+            with self.box.hold_sync():  # the heading no longer says it waits for a decision
+                self.body.value = self.body_html()
+                self.box.add_class("nnb-undecided")
+                self.status.value = f'<span class="nnb-muted">no decision: {esc(why)}</span>'
 
     def _set_enabled(self, enabled: bool) -> None:
         with self.approve_button.hold_sync(), self.reject_button.hold_sync():
@@ -160,7 +165,7 @@ class ApprovalCard(_Card):
         return self.draft_id
 
     def body_html(self) -> str:
-        return pending_html(self.pending, getattr(self, "decision", None))
+        return pending_html(self.pending, getattr(self, "decision", None), self.ended)
 
     def call(self, approve: bool, reason: str | None) -> Any:
         if approve:
@@ -183,7 +188,7 @@ class VetoCard(_Card):
         return str(self.source.episode_id)
 
     def body_html(self) -> str:
-        return veto_html(self.governance, getattr(self, "decision", None))
+        return veto_html(self.governance, getattr(self, "decision", None), self.ended)
 
     def already_html(self) -> str:
         return veto_decision_html(self.decision or {}, already=True)

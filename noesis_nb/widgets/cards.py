@@ -16,7 +16,16 @@ from typing import Any
 from ..secrets import REDACTED_VALUE, is_secret_key, shown, shown_cut
 from .render import _dumps, approver_words, esc, label, local_time, short, visible
 
-__all__ = ["pending_html", "decision_html", "decision_words", "draft_heading", "command_html", "veto_html", "veto_decision_html"]
+__all__ = [
+    "pending_html",
+    "decision_html",
+    "decision_words",
+    "draft_heading",
+    "never_decided",
+    "command_html",
+    "veto_html",
+    "veto_decision_html",
+]
 
 _SHELL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _RISK_HUES = {"high": "red", "critical": "red", "medium": "orange"}
@@ -64,8 +73,18 @@ def decision_html(decision: Mapping[str, Any], *, already: bool = False) -> str:
     return f'<span class="nnb-c-{"green" if approved else "red"}">{"✔" if approved else "⊘"} {words}</span>'
 
 
-def draft_heading(p: Any, decision: Mapping[str, Any] | None = None) -> str:
-    """``‖ fs.write_file wants approval`` while pending, ``fs.write_file`` plus the decision once decided."""
+def never_decided(ended: str) -> str:
+    """``— not decided (run cancelled)``: a card's heading once its run ended (or its folder went) with no decision,
+    so it no longer says it waits for one (not escaped; ``ended`` is a status word or ``folder gone``)."""
+    why = "the run's folder is gone" if ended == "folder gone" else f"run {ended}"
+    return f"— not decided ({why})"
+
+
+def draft_heading(p: Any, decision: Mapping[str, Any] | None = None, ended: str | None = None) -> str:
+    """``‖ fs.write_file wants approval`` while pending, ``fs.write_file`` plus the decision once decided, and
+    ``fs.write_file — not decided (run cancelled)`` once its run ended (``ended``) before anyone decided."""
+    if decision is None and ended:
+        return f'<b>{label(p.tool)}</b> <span class="nnb-muted">{esc(never_decided(ended))}</span>'
     if decision is None:
         return f'<b class="nnb-c-orange">‖ {label(p.tool)}</b> <b>wants approval</b>'
     return f'<span role="status"><b>{label(p.tool)}</b> {decision_html(decision)}</span>'  # read out once decided
@@ -159,8 +178,10 @@ def command_html(p: Any) -> str:
     return f"<dt>payload</dt><dd><pre>{_exact(_dumps(payload, pretty=True), _PAYLOAD_SHOWN, _in_python(''))}</pre></dd>"
 
 
-def pending_html(p: Any, decision: Mapping[str, Any] | None = None) -> str:
-    """A card's body: heading by state, then each detail labelled (effect, risk, command, draft, fingerprint, impact)."""
+def pending_html(p: Any, decision: Mapping[str, Any] | None = None, ended: str | None = None) -> str:
+    """A card's body: heading by state, then each detail labelled (effect, risk, command, draft, fingerprint, impact).
+
+    ``ended``: how its run ended before anyone decided (the heading says it was never decided)."""
     risk_hue = _RISK_HUES.get(str(p.risk_tier), "grey")
     details = (
         f"<dt>effect</dt><dd>{label(p.effect_kind)}</dd>"
@@ -176,11 +197,12 @@ def pending_html(p: Any, decision: Mapping[str, Any] | None = None) -> str:
     if decision is not None:  # decided: the details stay one click away
         # named after its draft: a page of decided cards is not a row of ▸ all called "what was asked"
         listing = f"<details><summary>what {label(p.tool)} asked (draft {label(p.draft_id, 80)})</summary>{listing}</details>"
-    return f"<div>{draft_heading(p, decision)}{listing}</div>"
+    return f"<div>{draft_heading(p, decision, ended)}{listing}</div>"
 
 
-def veto_html(governance: Mapping[str, Any] | None, decision: Mapping[str, Any] | None = None) -> str:
-    """A veto pause's card: the rule and its message; what Override and Uphold do, or how it was decided."""
+def veto_html(governance: Mapping[str, Any] | None, decision: Mapping[str, Any] | None = None, ended: str | None = None) -> str:
+    """A veto pause's card: the rule and its message; what Override and Uphold do, how it was decided, or
+    (``ended``) that its run ended before anyone decided."""
     payload = (governance or {}).get("payload") if isinstance((governance or {}).get("payload"), Mapping) else {}
     payload = payload or {}
     rule, message = payload.get("rule_id") or "?", short(payload.get("message") or "", 300)
@@ -188,6 +210,8 @@ def veto_html(governance: Mapping[str, Any] | None, decision: Mapping[str, Any] 
         f"<dl><dt>rule</dt><dd>{label(rule)}</dd><dt>message</dt><dd>{esc(message)}</dd>"
         f"<dt>vetoed at</dt><dd>{esc(_time((governance or {}).get('timestamp')))}</dd></dl>"
     )
+    if decision is None and ended:
+        return f'<div><b>governance veto</b> <span class="nnb-muted">{esc(never_decided(ended))}</span>{details}</div>'
     if decision is None:
         return (
             f'<div><b class="nnb-c-red">⊘ governance vetoed this run</b> <b>and paused it for a person</b>{details}'

@@ -20,7 +20,7 @@ from ..store.vocab import (
     TOOL_EXECUTION_SUCCEEDED,
 )
 from .approvals import ApprovalCard, VetoCard
-from .cards import decision_html, veto_decision_html
+from .cards import decision_html, never_decided, veto_decision_html
 from .render import dot_join, ending_word, esc, label, short
 
 __all__ = ["item_html", "check_name", "DraftRow", "VetoRow", "make_row", "decided_words", "ResumeRow", "resume_said"]
@@ -38,9 +38,12 @@ def _excerpt(item: InboxItem, limit: int = 160) -> str:
     return short(p.redacted_payload or {}, limit, exact=True)
 
 
-def item_html(item: InboxItem, decision: Mapping[str, Any] | None = None, *, status: bool = False) -> str:
+def item_html(
+    item: InboxItem, decision: Mapping[str, Any] | None = None, *, status: bool = False, ended: str | None = None
+) -> str:
     """``ep_… task`` then ``‖ tool · effect · risk · payload`` (or the veto's rule), or how it was decided
-    (``status``: as a ``role="status"`` a screen reader reads out, for a decision made on this row)."""
+    (``status``: as a ``role="status"`` a screen reader reads out, for a decision made on this row), or (``ended``)
+    that its run ended before anyone decided."""
     using = str(getattr(item.source, "using", "") or "")
     task = esc(short(item.task, 90))
     head = dot_join([f'<b class="nnb-mono">{label(item.episode_id)}</b>', label(using, 80)]) + (
@@ -61,6 +64,8 @@ def item_html(item: InboxItem, decision: Mapping[str, Any] | None = None, *, sta
         )
         if decision is not None:
             what = f"<b>{label(p.tool)}</b> {decision_html(decision)}"
+        elif ended:
+            what = f'<b>{label(p.tool)}</b> <span class="nnb-muted">{esc(never_decided(ended))}</span>'
     else:
         payload = (item.governance or {}).get("payload")
         payload = payload if isinstance(payload, Mapping) else {}
@@ -68,6 +73,8 @@ def item_html(item: InboxItem, decision: Mapping[str, Any] | None = None, *, sta
         what = dot_join(['<b class="nnb-c-red">⊘ governance veto</b>', rule, message])
         if decision is not None:
             what = f"<b>governance veto</b> {veto_decision_html(decision)}"
+        elif ended:
+            what = f'<b>governance veto</b> <span class="nnb-muted">{esc(never_decided(ended))}</span>'
     if decision is not None and status:
         what = f'<span role="status">{what}</span>'
     return f'<div class="nnb-ib-line">{head}<br>{what}</div>'
@@ -95,6 +102,7 @@ class _Row:
     controls: Any
     status: Any
     decision: dict[str, Any] | None
+    ended: str | None
     _said = False  # this row's own decision is being shown: read it out
 
     def _with_checkbox(self) -> None:
@@ -140,7 +148,7 @@ class _Row:
         return bool(self.check.value) and self.decision is None
 
     def body_html(self) -> str:
-        return item_html(self.item, getattr(self, "decision", None), status=self._said)
+        return item_html(self.item, getattr(self, "decision", None), status=self._said, ended=self.ended)
 
 
 class DraftRow(_Row, ApprovalCard):

@@ -151,6 +151,8 @@ def _rules() -> list[str]:
         f".{r} .nnb-card.nnb-decided{{border-color:var(--nnb-line);border-left-color:var(--nnb-green-edge);"
         "background:transparent}",
         f".{r} .nnb-card.nnb-decided.nnb-no{{border-left-color:var(--nnb-red-edge)}}",
+        # a card whose run ended before anyone decided: no longer the colour of one waiting
+        f".{r} .nnb-card.nnb-undecided{{border-color:var(--nnb-line);background:transparent}}",
         f".{r} .nnb-card dl{{display:grid;grid-template-columns:max-content 1fr;gap:0 10px;margin:4px 0}}",
         f".{r} .nnb-card dt{{color:var(--nnb-muted);white-space:nowrap}}",
         f".{r} .nnb-card dt,.{r} .nnb-card dd{{line-height:1.5}}",
