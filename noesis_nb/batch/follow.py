@@ -189,7 +189,8 @@ class Follower:
             entry.status, entry.error = "paused", said
             self.handle.changed(entry)
             return
-        entry.status = "running"  # decided at once by the policy: it waits for nobody
+        # decided at once by the policy: it waits for nobody (what recovering its lost run said is out of date)
+        entry.status, entry.error = "running", None
         self._resuming.add(id(entry))
         self.handle.changed(entry)
         self._spawn(self._decide_by_policy(entry, draft_id, marked, policy))

@@ -12,12 +12,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from .._jsonio import as_object
 from ..runtime.context import _ask_policy
 from ..runtime.gate import PendingApproval
+from ..runtime.openpause import open_pause
 from ..runtime.position import last_pause, payload_of
 from ..secrets.quoted import quoted
-from ..store import now_iso
-from ..store.vocab import POLICY_PAUSE_KEY, TOOL_APPROVAL_PENDING
+from ..store import now_iso, read_state
+from ..store.vocab import POLICY_PAUSE_KEY, RUN_INTERRUPT, TOOL_APPROVAL_PENDING
 from ..tools import decide
 from ..tools.repositories import ApprovalDecisionRepository, PreparedInvocationRepository
 
@@ -26,19 +28,46 @@ __all__ = ["asks_a_person", "decide_by_policy", "policy_id", "undecided_policy_p
 
 def undecided_policy_pause(run: Any) -> tuple[str, str] | None:
     """``(draft id, the policy its pause names)`` of a run (a ``DiskRun``) left paused on a draft an approver policy
-    decided, with no decision on disk; None for any other run."""
+    decided, with no decision on disk; None for any other run.
+
+    The pause is found wherever its process died: after its checkpoint, or after its ``run.interrupt`` only (both
+    are marked with the policy). A pause ``resume_run`` completed for a draft whose process died before its
+    interrupt is unmarked (nothing on disk said the policy had answered): it is the policy's when the run was
+    started with one (its state's approver), as a batch called again must be."""
     if run is None or run.status != "paused" or run.can_resume:
         return None
-    pause = last_pause(run.events)
-    if pause is None or pause.resume_event is not None or pause.cause is None:
+    events = run.events
+    opened = open_pause(events)
+    if opened is None:
         return None
-    marked, cause = payload_of(pause.checkpoint_event).get(POLICY_PAUSE_KEY), payload_of(pause.cause)
-    draft_id = cause.get("draft_id")
-    if not isinstance(marked, str) or cause.get("event_name") != TOOL_APPROVAL_PENDING or not isinstance(draft_id, str):
+    by_id = {e.get("id"): e for e in events if e.get("id")}
+    interrupt = opened if opened.get("event_type") == RUN_INTERRUPT else None
+    if interrupt is None:
+        pause = last_pause(events)
+        if pause is None or pause.resume_event is not None or pause.cause is None:
+            return None
+        interrupt, cause = by_id.get(opened.get("caused_by")) or {}, pause.cause
+        marked = payload_of(opened).get(POLICY_PAUSE_KEY) or payload_of(interrupt).get(POLICY_PAUSE_KEY)
+    else:
+        cause = by_id.get(interrupt.get("caused_by")) or {}
+        marked = payload_of(interrupt).get(POLICY_PAUSE_KEY)
+    payload = payload_of(cause)
+    draft_id = payload.get("draft_id")
+    if payload.get("event_name") != TOOL_APPROVAL_PENDING or not isinstance(draft_id, str):
         return None
+    if not isinstance(marked, str):
+        marked = _started_with_policy(run)
+        if marked is None:
+            return None
     if ApprovalDecisionRepository(run.run_dir).get(None, draft_id) is not None:
         return None
     return draft_id, marked
+
+
+def _started_with_policy(run: Any) -> str | None:
+    """``policy:<name>`` when the run's state says it was started with an approver policy; None for a person."""
+    approver = as_object(as_object(read_state(run.run_dir)).get("x-noesis_nb")).get("approver")
+    return None if not isinstance(approver, str) or asks_a_person(approver) else policy_id(approver)
 
 
 def asks_a_person(policy: Any) -> bool:
