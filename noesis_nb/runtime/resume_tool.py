@@ -657,6 +657,9 @@ def process_lost(rec: Recorder) -> str:
             candidate=candidate,
             caused_by=lifecycle.act_parent(rec, candidate),
             since=since,
+            # an act written now closes the run (the adapter never acted): ``synthetic``, no action of the episode,
+            # so its time (the seal's, maybe days after the death) is not the run's first action
+            extra={"synthetic": True},
         )
     episode.finish(outcome)
     return outcome.status

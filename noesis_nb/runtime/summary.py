@@ -57,6 +57,7 @@ class EventTally:
         "tools",
         "start_ts",
         "first_act_ts",
+        "synthetic_acts",
         "first_veto_ts",
         "calls",
         "usage",
@@ -70,6 +71,7 @@ class EventTally:
         self.tools: set[Any] = set()
         self.start_ts: Any = None  # the start, first act and first enforced veto events' times, as written
         self.first_act_ts: Any = None
+        self.synthetic_acts = 0  # acts marked ``synthetic``: no action of the episode (Noēsis counts none of them)
         self.first_veto_ts: Any = None
         # one row per model call (``store.facts.call_row``): the summary's usage, and the live ``usage_calls`` and
         # ``usage`` totals (one row shared by all three, never changed once added)
@@ -115,7 +117,9 @@ class EventTally:
             if self.start_ts is None:
                 self.start_ts = e.get("timestamp")
         elif phase == "act":
-            if self.first_act_ts is None:
+            if payload is not None and payload.get("synthetic") is True:
+                self.synthetic_acts += 1  # no action: Noēsis' act_count and first_action_ms skip it
+            elif self.first_act_ts is None:
                 self.first_act_ts = e.get("timestamp")
             if payload is not None:
                 tool = payload.get("tool")
@@ -222,9 +226,9 @@ def build_summary(
         "governance_would_vetoed": governance.get("would_veto_count", 0),
         "plan_count": phases.get("plan", 0),
         "plan_total": len(steps),
-        "steps": phases.get("act", 0),  # Noēsis keeps steps equal to act_count
+        "steps": phases.get("act", 0) - tally.synthetic_acts,  # Noēsis keeps steps equal to act_count
         "ideal_steps": len(steps),
-        "act_count": phases.get("act", 0),
+        "act_count": phases.get("act", 0) - tally.synthetic_acts,
         "reflect_count": phases.get("reflect", 0),
         "interpret_count": phases.get("interpret", 0),
         "intuition_events": phases.get("intuition", 0),
