@@ -7,10 +7,10 @@ awaited through ``held_exits``, so the exit comes out as an ordinary exception t
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
-from typing import TypeVar
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
-__all__ = ["HeldExit", "held_exits", "is_exit"]
+__all__ = ["HeldExit", "held_exits", "exits_held", "is_exit"]
 
 T = TypeVar("T")
 
@@ -34,3 +34,16 @@ async def held_exits(call: Awaitable[T]) -> T:
         return await call
     except (KeyboardInterrupt, SystemExit) as exc:
         raise HeldExit(exc) from None
+
+
+def exits_held(fn: Callable[..., T]) -> Callable[..., T]:
+    """``fn`` whose exits come out as :class:`HeldExit`, for a call run on a thread of its own: held on that thread,
+    so a KeyboardInterrupt landing on the loop thread while it is awaited (Ctrl-C there) is never taken for its own."""
+
+    def call(*args: Any, **kwargs: Any) -> T:
+        try:
+            return fn(*args, **kwargs)
+        except (KeyboardInterrupt, SystemExit) as exc:
+            raise HeldExit(exc) from None
+
+    return call

@@ -69,7 +69,14 @@ async def run_in_thread(
             pass
 
     threading.Thread(target=target, name=name, daemon=True).start()
-    return await future
+    try:
+        return await future
+    except BaseException:
+        # not the call's own ending when ``future`` is still pending: a KeyboardInterrupt landing on the loop thread
+        # (a loop nest_asyncio patched has no handler of asyncio.run's to make Ctrl-C a cancellation). The call's late
+        # result is dropped, as after a cancel, never left unretrieved
+        future.cancel()
+        raise
 
 
 class _Held:

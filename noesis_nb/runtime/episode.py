@@ -50,7 +50,7 @@ from .governance import effective_failure_policy, evaluate_rules
 from .handedout import HandedOut
 from .lifecycle import Outcome
 from .openpause import open_pause
-from .outcomes import ANSWER_LIMIT, HeldExit, held_exits, is_exit, not_a_value
+from .outcomes import ANSWER_LIMIT, HeldExit, exits_held, held_exits, is_exit, not_a_value
 from .pause import EpisodePaused, PauseTurns
 from .recorder import Recorder
 from .refusals import refusal_event, run_refusal
@@ -282,7 +282,10 @@ class Episode:
                 raise self.error from None  # type: ignore[misc]  # the adapter's own exit, after its pause is on disk
         except RunSealedError as exc:
             self._stand_down(exc)
-        except asyncio.CancelledError:
+        except (asyncio.CancelledError, KeyboardInterrupt) as stop:
+            # a KeyboardInterrupt here landed on the loop thread in the episode's own steps (an adapter's comes held,
+            # sealed ``error`` by ``act``): no handler of asyncio.run's made Ctrl-C a cancellation (a loop nest_asyncio
+            # patched, a second Ctrl-C). The caller's interrupt as a cancellation is: sealed ``cancelled``, raised on
             if (self.status == "paused" or self._pausing) and not self.cancel_requested and not self.recorder.closed:
                 # cancelled while it waits for a decision (or unwinds to its pause), by no stop anyone asked for: its
                 # loop is going away (a script's asyncio.run ending, Ctrl-C). The pause stays on disk, decided and
@@ -292,7 +295,7 @@ class Episode:
                     self.set_status("paused")
                 raise
             self._finish_cancelled()
-            if not self.cancel_requested:
+            if not self.cancel_requested or isinstance(stop, KeyboardInterrupt):
                 raise
         except BaseException as exc:  # a bug in here must still leave a sealed, readable run
             if not self.recorder.closed:
@@ -488,10 +491,12 @@ class Episode:
                     raise
                 raise hinted from exc
         reasons: list[str]
+        own_exit = False  # an exit the adapter raised (held), not a KeyboardInterrupt landing on the loop thread
         try:
             try:
                 result = await self._call_adapter(payload, ctx)
             except HeldExit as held:
+                own_exit = True
                 raise held.exit from None
         except (EpisodePaused, asyncio.CancelledError, RunSealedError):
             raise
@@ -506,6 +511,8 @@ class Episode:
             self.error = exc
             status, message, reasons, result = "vetoed", _error_message(exc), ["tool_rejected"], None
         except BaseException as exc:  # any exception class: GeneratorExit, a BaseException of the adapter's own…
+            if isinstance(exc, KeyboardInterrupt) and not own_exit:  # Ctrl-C landing in the episode's own steps on
+                raise  # the loop thread: the caller's interrupt, never the adapter's (``run``)
             self.error = exc
             status, message, reasons, result = "error", _error_message(exc), ["adapter_error"], None
         else:
@@ -598,8 +605,9 @@ class Episode:
             if adapter.is_async:
                 stoppable = Stoppable(held_exits(adapter.invoke(payload, ctx)))
             else:
-                call = run_in_thread(adapter.invoke, payload, ctx, name=f"noesis_nb-adapter-{self.label}")
-                stoppable = Stoppable(held_exits(call))
+                # its exits held on its thread: a KeyboardInterrupt out of the await is the loop thread's (Ctrl-C)
+                call = run_in_thread(exits_held(adapter.invoke), payload, ctx, name=f"noesis_nb-adapter-{self.label}")
+                stoppable = Stoppable(call)
             inner = asyncio.ensure_future(stoppable.run())
             leaving: BaseException | None = None
             try:
@@ -610,6 +618,12 @@ class Episode:
                 return result
             except BaseException as exc:
                 leaving = exc
+                if isinstance(exc, KeyboardInterrupt):  # never the adapter's (its own comes held): Ctrl-C landing
+                    # on the loop thread. One its task's step took was raised out of the loop to its caller by that
+                    # step already: here it stops the episode; one landing in this task's steps goes on up (``run``)
+                    if inner.done() and not inner.cancelled() and inner.exception() is exc:
+                        raise asyncio.CancelledError("the interrupt landed as the adapter ran") from None
+                    raise
                 if self._pause_swallowed(exc):
                     leaving = EpisodePaused()
                     raise leaving from None
@@ -678,8 +692,8 @@ class Episode:
     def _late_ending(self, ended: BaseException | None) -> None:
         """How the adapter ended after the episode stopped watching it (cancelled, drained): a call a drain refused
         is expected (written as ``drain.refused``); anything else is said, as the episode no longer records it."""
-        if ended is None or isinstance(ended, (EpisodeStopping, asyncio.CancelledError)):
-            return
+        if ended is None or isinstance(ended, (EpisodeStopping, asyncio.CancelledError, KeyboardInterrupt)):
+            return  # a bare KeyboardInterrupt is never the adapter's (its own comes held): Ctrl-C on the loop thread
         shown = shown_cut(error_text(ended, 200 + SCAN_MARGIN), 200)  # redacted, then cut: no secret's head stays
         self.report(f"the adapter {self.label} raised {type(ended).__name__} after the episode stopped: {shown}")
 
