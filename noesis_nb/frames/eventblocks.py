@@ -225,10 +225,10 @@ def _seal_changes(ref: RunRef, events: Any, named_by: tuple[str, Any], folder: A
         return []
     summary = named_by[1] if named_by[0] == "summary.json" else None
     final = folder[0] if local else ref.fs.stat(ref.file("final.json"))
-    sizes = {"summary.json": None if summary is None else summary[0], "final.json": None if final is None else final[0]}
+    stats = {"summary.json": summary, "final.json": final}
     if events is not None:
-        sizes["events.jsonl"] = events[0]
-    return size_changes(ref, listed, sizes)
+        stats["events.jsonl"] = events
+    return size_changes(ref, listed, stats)
 
 
 def _source_stamp(ref: RunRef) -> tuple[str, Any]:

@@ -38,7 +38,7 @@ from .provenance import sealed_here
 from .runindex import RunIndex, index_for
 from .runrecord import RunRecord, calls_from_events, read_run, run_unchanged, stamp_checks
 from .runusage import PriceMemo, run_usage, sums_hide_priced_parts
-from .sealsizes import REPEATED, changed_problem, is_seal_change
+from .sealsizes import REPEATED, changed_problem, content_changed, content_problem, is_seal_change
 from .source import RunRef, Source, distinct_runs, episode_filter, named_runs, resolve_source, stray_runs, unmatched_episodes
 from .summaryusage import usage_disagreement
 from .toolfolders import ToolFolders
@@ -69,8 +69,9 @@ def runs_df(
     ``manifest.…`` (e.g. ``Column("plan_adherence", path="summary.metrics.plan_adherence", type="float")``).
     ``cost_usd`` is priced now (``prices`` overrides genai-prices). ``manifest_ok`` checks the
     files ``manifest.json`` lists: ``verify="quick"`` (default) that each exists and each top-level
-    file and tool record (as ``tools_df`` compares them) has its listed size, ``"size"`` every size,
-    ``"hash"`` re-hashes them (local runs only).
+    file and tool record (as ``tools_df`` compares them) has its listed size, and its listed sha256
+    where it was modified after manifest.json (``sealsizes``: a same-size edit), ``"size"`` every size
+    (and so), ``"hash"`` re-hashes them all (local runs only).
     A run's ``cost_usd`` is the sum of its ``usage_df`` rows' (NaN when any is unpriced).
     ``status`` is ``lost`` for a run whose files say running but whose process is gone (killed, or stopped
     before its seal; ``resume_run`` settles it), asked of the run's lock at every load.
@@ -327,8 +328,9 @@ def _manifest_ok(
     """None without a manifest; False when a listed file is missing or has another size (or hash), each one reported.
 
     ``quick``: every listed file exists (one listing per folder) and every top-level file and tool
-    record (one ``stat`` each; ``tools_df`` compares them too, and the frames agree) has its listed size;
-    ``size``: every listed file's size; ``hash``: re-hash them (local runs).
+    record (one ``stat`` each; ``tools_df`` compares them too, and the frames agree) has its listed size, and one
+    modified after manifest.json its listed sha256 (``sealsizes.content_changed``); ``size``: every listed file's
+    size (and so); ``hash``: re-hash them (local runs).
     Malformed entries were reported when the manifest was read (``shapes.MANIFEST``) and fail it.
     ``stamp`` gets each folder listed and file looked at, so a cached verdict is redone when one changes;
     folders listed while reading the run (``read_folders``) are not listed again.
@@ -404,6 +406,10 @@ def _manifest_ok(
             listed = REPEATED
         if listed is not None and size != listed:
             problems.append(changed_problem(where(name), name, size, listed))
+            ok = False
+        elif content_changed(ref, name, stamp.get(name), entry.get("sha256"), stamp.get("manifest.json")):
+            # its size kept, but modified after the manifest: hashed (once per stamp), its bytes are not those sealed
+            problems.append(content_problem(where(name), name, size))
             ok = False
     return ok
 

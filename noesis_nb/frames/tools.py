@@ -445,12 +445,8 @@ def _changed_records(ref: RunRef, files: dict[str, Any], manifest: Any = UNREAD)
     if not listed:
         return []
     folders = {"/".join(parts) for kind in _FOLDERS for parts in _folders(kind)}
-    sizes = {
-        name: stat[0] if (stat := files.get(name)) is not None else None
-        for name in listed
-        if name.endswith(".json") and name.rpartition("/")[0] in folders
-    }
-    return size_changes(ref, listed, sizes)
+    stats = {name: files.get(name) for name in listed if name.endswith(".json") and name.rpartition("/")[0] in folders}
+    return size_changes(ref, listed, stats)
 
 
 def _unchanged(ref: RunRef, stamps: dict[str, Any]) -> bool:
