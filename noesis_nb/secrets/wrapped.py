@@ -200,8 +200,7 @@ def _pieces(text: str, start: int) -> Iterator[tuple[int, int, int, bool]]:
     """The runs of key characters from ``start`` on and each next line's: (start, end, where its line starts, whether
     it ends its line or the text)."""
     pos, total = start, 0
-    # (or where the text holding it opens: its first line is the lead's in ``"log": "Your key is sk-…\nAb3…"``)
-    line = max(text.rfind("\n", 0, start), text.rfind("\\n", 0, start) + 1, text.rfind('"', 0, start)) + 1
+    line = _line_start(text, start)
     while total < _LONGEST:
         end = _end(_PIECE if pos > start else _RUN, text, pos)
         brk = _BREAK.match(text, end)
@@ -213,9 +212,53 @@ def _pieces(text: str, start: int) -> Iterator[tuple[int, int, int, bool]]:
         pos = brk.end()
 
 
+_FIXED_MOST = 120  # characters past which a join is no key of a fixed-length format (the longest is 93)
+
+
+def _read(text: str, start: int) -> list[tuple[int, int, int, bool]]:
+    """The pieces from ``start`` that ``_kept`` may join: up to the first after which it stops whatever the format (the
+    one after a line shorter than a line above it or after a word, one opening with another key's lead, or one
+    past ``_FIXED_MOST`` characters when no lead of a format without a fixed length opens them), that one included
+    (read on to ``_LONGEST`` from each line starting like a key, lines of ``sk-abcdefghij`` cost time quadratic in
+    their number)."""
+    out: list[tuple[int, int, int, bool]] = []
+    lines: list[int] = []
+    top, size = 0, 0  # the widest line above the piece before the last, the characters read
+    for piece in _pieces(text, start):
+        out.append(piece)
+        lines.append(piece[1] - piece[2])
+        n, part = len(out), text[piece[0] : piece[1]]
+        size += len(part)
+        if n >= 2 and part.startswith(_OTHER_LEADS):
+            break
+        if n >= 3:
+            top = max(top, lines[n - 3])
+            before = text[out[n - 2][0] : out[n - 2][1]]
+            if (lines[n - 2] < top and not before.endswith("-")) or _named(before):
+                break
+        if size > _FIXED_MOST and size - len(part) <= _FIXED_MOST:
+            head = "".join(text[a:b] for a, b, _, _ in out)
+            if not any(not _FIXED[i] and lead.match(head) is not None for i, lead in enumerate(_LEADS)):
+                break
+    return out
+
+
+def _line_start(text: str, at: int) -> int:
+    """Where the line holding ``at`` starts: after a line break, an escaped one, or the quote opening the text holding
+    it (its first line is the lead's in ``"log": "Your key is sk-…\\nAb3…"``). Searched back in windows growing four
+    times: searched from the text's start, JSON text of lines each starting like a key was read whole at each."""
+    width = 256
+    while True:
+        lo = max(0, at - width)
+        found = max(text.rfind("\n", lo, at), text.rfind("\\n", lo, at) + 1, text.rfind('"', lo, at))
+        if found >= lo or lo == 0:
+            return found + 1
+        width *= 4
+
+
 def _joined_at(text: str, start: int) -> tuple[str, str] | None:
     """(as written, joined) for the longest wrapped key starting at ``start``, else None."""
-    pieces = list(_pieces(text, start))
+    pieces = _read(text, start)
     if len(pieces) < 2:
         return None
     parts = [text[a:b] for a, b, _, _ in pieces]
@@ -237,16 +280,17 @@ def _joined_at(text: str, start: int) -> tuple[str, str] | None:
 
 def _kept(parts: list[str], lines: list[int], alone: list[bool], i: int) -> int:
     """How many of ``parts`` (2 or more) make a whole key of format ``i``, else 0: a fixed-length format's length, or
-    lines as full as the lead's and a last piece that reads as random or ends its line after full lines
+    lines each as full as every line above it and a last piece that reads as random or ends its line after full lines
     (``…\nJZPG\n``, not ``…\nDone, 3 files``), or is as short as a folded key's end may be (3 characters)."""
     whole, fixed = _WHOLE[i], _FIXED[i]
-    best = 0
+    best, top = 0, 0  # top: the widest line above the piece before the last
     for n in range(2, len(parts) + 1):
         if parts[n - 1].startswith(_OTHER_LEADS):  # another key's lead opens that line (``sk-proj-\nAIzaSy…``): its own
             break
-        if n > 2 and ((lines[n - 2] < lines[0] and not parts[n - 2].endswith("-")) or _named(parts[n - 2])):
-            break  # the piece before was the key's last: its line is not full (nor cut after a hyphen, as textwrap
-            # does), or it reads as a word
+        top = max(top, lines[n - 3]) if n > 2 else top
+        if n > 2 and ((lines[n - 2] < top and not parts[n - 2].endswith("-")) or _named(parts[n - 2])):
+            break  # the piece before was the key's last: its line is shorter than a line above it (a folded key's are
+            # as full as the lead's and as each other), not cut after a hyphen as textwrap does; or it reads as a word
         key = "".join(parts[:n])
         if whole.fullmatch(key) is not None:
             piece = parts[n - 1]

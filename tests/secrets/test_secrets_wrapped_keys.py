@@ -281,3 +281,41 @@ def test_a_line_opening_with_another_keys_lead_is_not_the_rest_of_the_key_above(
     from noesis_nb.secrets.wrapped import wrapped_keys
 
     assert wrapped_keys("sk-proj-\nAIzaSample\nAIzaSample ") == set()
+
+
+def test_a_line_shorter_than_a_line_above_it_ends_a_wrapped_key() -> None:
+    """``ya29.`` alone on its line, an address on the next, then ``the`` indented and ``the``: the third line is
+    shorter than the second, so a key would have ended there. Joined, the four made a 20-character OAuth body (the
+    generated-text test found it); the key itself with its lead alone on the first line is still found whole."""
+    assert wrapped_keys("ya29.\n0x7ff3a012d840\n    the\nthe ") == set()
+    key = KEYS["google oauth"]
+    text = "token:\nya29.\n    " + _folded(key[5:], 20, "\n", "    ") + "\nnext"
+    assert key in wrapped_keys(text)
+    assert [p for p in _pieces(key[5:], 20) if p in _screened(text)] == []
+
+
+def _calls(text: str) -> int:
+    """The calls ``wrapped_keys(text)`` makes (counted, not timed: a busy machine slows every call alike)."""
+    calls = 0
+
+    def count(frame: Any, event: str, arg: Any) -> None:
+        nonlocal calls
+        calls += event in ("call", "c_call")
+
+    sys.setprofile(count)
+    try:
+        wrapped_keys(text)
+    finally:
+        sys.setprofile(None)
+    return calls
+
+
+@pytest.mark.parametrize("escaped", [False, True])
+def test_lines_each_starting_like_a_key_cost_calls_linear_in_their_number(escaped: bool) -> None:
+    """``sk-abcdefghij`` on each of 250 and 1,000 lines (as text, and in JSON): each line starts a read of the lines
+    below, which stops at the first that no format reads on into (here the next: ``sk-abcdefghij`` reads as a word).
+    4x the lines make at most 5x the calls; before, each read went on to 8,400 characters (13.6x)."""
+    small, large = ("sk-abcdefghij\n" * n for n in (250, 1000))
+    if escaped:
+        small, large = json.dumps({"log": small}), json.dumps({"log": large})
+    assert _calls(large) < 5 * _calls(small)
