@@ -186,7 +186,11 @@ def payload_might_contain(payload: Mapping[str, Any], blob: bytes) -> bool:
             (_UNDER_KEY.search(lowered) is not None or not _NAMED_PLAINLY.issuperset(payload)) and _short_keyed(payload, lowered)
         )
         and (blob.isascii() or not _hides(blob))
-        and (blob.translate(WRAP_MARKS, WRAP_LOWER).find(b"X\\") < 0 or not might_wrap(blob))  # (no call: the event path)
+        # (no call on the event path: a mark before a break, or after one, a lead's rest, is what ``might_wrap`` needs)
+        and (
+            ((marks := blob.translate(WRAP_MARKS, WRAP_LOWER)).find(b"X\\") < 0 and marks.find(b"\\X") < 0)
+            or not might_wrap(blob)
+        )
     ):
         # ``_might_contain(blob)`` is False: no detector can find anything in any key or value, and every
         # secret-looking name holds a keyword (a test keeps ``is_secret_key`` to that), unless an escape

@@ -71,6 +71,15 @@ _LITERALS = (
 # a lead cut by the break itself (``sk-pr`` / ``oj-…``): its first three characters or more right before it
 _CUT = sorted({w[:n] for w in _LITERALS for n in range(3, len(w))} - set(_LITERALS), key=len, reverse=True)
 _HEADS = sorted({*_LITERALS, *_CUT}, key=len, reverse=True)
+# a lead cut after its first one or two characters (``s`` / ``k-proj-…``, ``gh`` / ``p_…``, ``AI`` / ``za…``): the
+# word ending the line is too common to search for, so the next line's start is searched (each such rest holds one of
+# ``-_.``, a capital or a digit but ``za``, whose ``AI`` is marked before the break), then the word before the break
+_SHORT: dict[str, tuple[str, ...]] = {}
+for _word in _LITERALS:
+    for _n in (1, 2):
+        if _n < len(_word):
+            _SHORT[_word[:_n]] = (*_SHORT.get(_word[:_n], ()), _word[_n:])
+_SHORT_BYTES = {head.encode(): tuple(t.encode() for t in tails) for head, tails in _SHORT.items()}
 _FIRSTS = tuple(_HEADS)
 # leads of four characters or more: a line opening with one starts a key of its own, never the rest of the one above
 # (a random body opens so about once in 62**4 lines)
@@ -123,7 +132,7 @@ _BACK_ESCAPED_BYTES = re.compile(_BACK_ESCAPED.pattern.encode())
 _MARKS = bytes(
     0x58 if (48 <= i <= 57 or 65 <= i <= 90 or i in b"-_.+/=") else 0x5C if i in b"\\\n\r" else 0x20 for i in range(256)
 )
-_LOWER = bytes(range(0x61, 0x7B))
+_LOWER = bytes(range(0x61, 0x7B)) + b" \t"  # (indentation too: a lead's rest may follow it)
 
 
 WRAP_MARKS, WRAP_LOWER = _MARKS, _LOWER  # for a caller that tests ``_marked``'s way inline (a hot path: no call)
@@ -134,6 +143,14 @@ def _marked(data: bytes) -> bool:
 
 
 _BREAK = re.compile(r"(?:\r?\n|(\\\\?)(?:r\1)?n)((?:[ \t]|\1t)*)")
+# a break (escaped too), its indentation, and the rest of a lead cut after its first one or two characters
+# (each alternative opens with a literal: the engine skips to a line break or a backslash, not trying every place;
+# a ``\r\n``'s ``\r`` is stepped over before the word ending the line is read)
+_AFTER_BREAK = r"(?:\n|\\\\{0,3}(?:r\\{1,4})?n)(?:[ \t]|\\{1,4}t)*"
+_SHORT_REST = re.compile(
+    _AFTER_BREAK + "(" + _trie(sorted({t for ts in _SHORT.values() for t in ts})) + ")(?=[" + _KEY_CHARS + "])"
+)
+_SHORT_REST_BYTES = re.compile(_SHORT_REST.pattern.encode())
 _RUN = re.compile(f"[{_KEY_CHARS}]*")
 # a run on the lines after the lead's may hold a part already redacted (the rest of a key the run knew)
 _PIECE = re.compile(rf"(?:[{_KEY_CHARS}]|\[REDACTED\])*")
@@ -146,16 +163,45 @@ _CLOSING = ("", '"', "'", "`", "\\")
 
 
 def might_wrap(text: str | bytes) -> bool:
-    """Whether a line break in ``text`` (or JSON text) stands right after a run of key characters opened by a lead."""
-    if isinstance(text, bytes):
-        if not _marked(text):
-            return False
-        data = text[::-1]
-        return _BACK_ESCAPED_BYTES.search(data) is not None or _BACK_LINE_BYTES.search(data) is not None
-    if not _marked(text.encode("utf-8", "surrogatepass")):
-        return False
-    backwards = text[::-1]
-    return _BACK_ESCAPED.search(backwards) is not None or _BACK_LINE.search(backwards) is not None
+    """Whether a line break in ``text`` (or JSON text) stands right after a run of key characters opened by a lead, or
+    right before the rest of a lead cut after its first one or two characters (``gh`` / ``p_…``)."""
+    data = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
+    marks = data.translate(_MARKS, _LOWER)
+    if marks.find(b"X\\") >= 0:
+        if isinstance(text, bytes):
+            back = text[::-1]
+            if _BACK_ESCAPED_BYTES.search(back) is not None or _BACK_LINE_BYTES.search(back) is not None:
+                return True
+        else:
+            backwards = text[::-1]
+            if _BACK_ESCAPED.search(backwards) is not None or _BACK_LINE.search(backwards) is not None:
+                return True
+    # a lead's rest holds a mark: with lower-case letters and indentation deleted, one stands right after the break
+    return marks.find(b"\\X") >= 0 and bool(_short_starts(text))
+
+
+def _short_starts(text: str | bytes) -> list[int]:
+    """Where each key whose lead is cut after its first one or two characters starts: a break, then the rest of a lead,
+    after a word that is the lead's first characters (``…is gh\\np_…``)."""
+    pattern: Any = _SHORT_REST_BYTES if isinstance(text, bytes) else _SHORT_REST
+    short: Any = _SHORT_BYTES if isinstance(text, bytes) else _SHORT
+    starts = []
+    for m in pattern.finditer(text):
+        at = m.start() - (m.start() > 0 and text[m.start() - 1 : m.start()] in ("\r", b"\r"))
+        for n in (2, 1):
+            tails = short.get(text[at - n : at]) if at >= n else None
+            if tails is not None and text.startswith(tails, m.start(1)) and _word_at(text, at - n):
+                starts.append(at - n)
+                break
+    return starts
+
+
+def _word_at(text: str | bytes, at: int) -> bool:
+    """Whether a word starts at ``at``: no letter or digit before it, but for the ``n`` of an escaped break."""
+    if at == 0:
+        return True
+    before = text[at - 1 : at]
+    return not before.isalnum() or (before in ("n", "r", "t", b"n", b"r", b"t") and text[at - 2 : at - 1] in ("\\", b"\\"))
 
 
 def _breaks(backwards: str) -> list[re.Match[str]]:
@@ -166,7 +212,7 @@ def _breaks(backwards: str) -> list[re.Match[str]]:
 
 def wrapped_keys(text: str) -> set[str]:
     """The keys wrapped across lines in ``text``: each as written (breaks and indentation in it) and joined."""
-    found: set[str] = set()
+    found = _glued(text) if _REDACTED in text else set()
     if not might_wrap(text):
         return found
     size, backwards = len(text), text[::-1]
@@ -175,6 +221,10 @@ def wrapped_keys(text: str) -> set[str]:
         run_end = _end(_RUN, backwards, m.start("run"))  # the whole run before the break, past the lead found in it
         runs.append((size - run_end, size - m.start("run")))
     done = -1
+    for start in _short_starts(text):
+        key = _joined_at(text, start)
+        if key is not None:
+            found.update(key)
     for begin, end in reversed(runs):
         for start in range(max(begin, done), end):
             if text.startswith(_FIRSTS, start) and (start == 0 or _starts_word(text, start)):
@@ -183,6 +233,20 @@ def wrapped_keys(text: str) -> set[str]:
                     found.update(key)
                     done = start + len(key[0])
                     break
+    return found
+
+
+def _glued(text: str) -> set[str]:
+    """The rest of each key a part of which is redacted already where key characters glued to the redaction run to
+    the line's end (``[REDACTED]r\\n7T[REDACTED]U\\ne3Ko7Xw``): the key goes on, so its next lines are read too."""
+    found: set[str] = set()
+    at = text.find(_REDACTED)
+    while at >= 0:
+        begin = at + len(_REDACTED)
+        end = _end(_RUN, text, begin)
+        if end > begin and _BREAK.match(text, end) is not None:
+            found.update(_rest(text, list(_pieces(text, begin)), begin, 0))
+        at = text.find(_REDACTED, end)
     return found
 
 
@@ -205,7 +269,7 @@ def _pieces(text: str, start: int) -> Iterator[tuple[int, int, int, bool]]:
         end = _end(_PIECE if pos > start else _RUN, text, pos)
         brk = _BREAK.match(text, end)
         yield pos, end, line, brk is not None or text[end : end + 1] in _CLOSING
-        if brk is None or _end(_RUN, text, brk.end()) == brk.end():
+        if brk is None or _end(_PIECE, text, brk.end()) == brk.end():
             return
         total += end - pos
         line = brk.end() - len(brk.group(2))  # (the indentation is on the line)
@@ -256,7 +320,7 @@ def _line_start(text: str, at: int) -> int:
         width *= 4
 
 
-def _joined_at(text: str, start: int) -> tuple[str, str] | None:
+def _joined_at(text: str, start: int) -> tuple[str, ...] | None:
     """(as written, joined) for the longest wrapped key starting at ``start``, else None."""
     pieces = _read(text, start)
     if len(pieces) < 2:
@@ -272,10 +336,34 @@ def _joined_at(text: str, start: int) -> tuple[str, str] | None:
         if count:
             return text[start : pieces[count - 1][1]], "".join(parts[:count])
         cut = next((n for n, part in enumerate(parts) if _REDACTED in part), 0)
-        if cut:  # the key goes on into a part the run redacted already: what stands before it is its head
+        if cut:  # the key goes on into a part the run redacted already: what stands before it is its head, what
+            # stands after it its rest
             written = text[start : pieces[cut][0] + parts[cut].find(_REDACTED)]
-            return written, "".join(parts[:cut]) + parts[cut].partition(_REDACTED)[0]
+            read = list(_pieces(text, start))  # (all of them: the rest is read past where a join stops)
+            widest = max((e - ls for p, e, ls, _ in read[:cut] if _REDACTED not in text[p:e]), default=0)
+            a, b = read[cut][:2]
+            rest = _rest(text, read[cut:], text.rfind(_REDACTED, a, b) + len(_REDACTED), widest)
+            return written, "".join(parts[:cut]) + parts[cut].partition(_REDACTED)[0], *rest
     return None
+
+
+def _rest(text: str, pieces: list[tuple[int, int, int, bool]], begin: int, widest: int) -> list[str]:
+    """The rest of a key from ``begin`` in the first of ``pieces``, a line holding a part redacted already (its width
+    no longer tells), as written and joined: the characters there and each next line a folded key goes on on (after
+    a line as wide as ``widest`` and the lines above it, or one holding a redaction; not a word, nor another key's
+    lead). A redaction stopping at a line's end left the next lines in clear (``sk-\\n[REDACTED]z1Wc\\n0Jf2…``)."""
+    (a, b, line, _), end = pieces[0], pieces[0][1]
+    for p, e, ls, ends in pieces[1:]:
+        before, part = text[a:b], text[p:e]
+        if a != pieces[0][0] and _REDACTED not in before:
+            if b - line < widest and not before.endswith("-"):
+                break
+            widest = max(widest, b - line)
+        if part.startswith(_OTHER_LEADS) or _named(part) or not (_random_like(part) or (ends and len(part) <= 4)):
+            break
+        a, b, line, end = p, e, ls, e
+    out = [w for w in text[begin:end].split(_REDACTED) if w]
+    return [*out, *(_BREAK.sub("", w) for w in out)]
 
 
 def _kept(parts: list[str], lines: list[int], alone: list[bool], i: int) -> int:
