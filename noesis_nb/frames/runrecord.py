@@ -287,30 +287,30 @@ def tool_calls_of(drafts: set[str], seen: ToolEventsSeen | None, sealed_requests
 def _tool_events(data: bytes) -> Iterator[tuple[Any, Any]]:
     """``(event_name, payload)`` of the tool events (phase ``tool``) of a log that ``toolcalls``' count reads: those
     naming a draft or asking for a call. Only lines holding ``"draft_id"`` or ``"tool.requested"`` are parsed, the
-    first kind then the second (the count does not depend on their order); a line that does not parse is left out
-    (events_df reports it)."""
+    first kind then the second (the count does not depend on their order)."""
     for key in (b'"draft_id"', b'"tool.requested"'):
-        start = 0
-        while (at := data.find(key, start)) >= 0:
-            begin = data.rfind(b"\n", 0, at) + 1
-            end = data.find(b"\n", at)
-            end = len(data) if end < 0 else end
-            start = end + 1
-            try:
-                event = orjson.loads(data[begin:end])
-            except orjson.JSONDecodeError:
-                continue
-            if type(event) is dict and event.get("phase") == "tool":
+        for event in _events_holding(data, key):
+            if event.get("phase") == "tool":
                 payload = event.get("payload")
                 yield (payload.get("event_name") if type(payload) is dict else None), payload
 
 
 def _vetoes(data: bytes) -> int:
     """The enforced vetoes in a log, as a summary counts them (``governance`` events, ``decision`` ``veto``,
-    ``enforced``): only lines holding ``"veto"`` are parsed; a line that does not parse is left out (events_df
-    reports it)."""
-    count = start = 0
-    while (at := data.find(b'"veto"', start)) >= 0:
+    ``enforced``): only lines holding ``"veto"`` are parsed."""
+    count = 0
+    for event in _events_holding(data, b'"veto"'):
+        payload = event.get("payload") if event.get("phase") == "governance" else None
+        if type(payload) is dict and payload.get("decision") == "veto" and payload.get("enforced"):
+            count += 1
+    return count
+
+
+def _events_holding(data: bytes, key: bytes) -> Iterator[dict[str, Any]]:
+    """The events of a log whose line holds ``key``, each such line parsed once; a line that does not parse, or is
+    no object, is left out (events_df reports it)."""
+    start = 0
+    while (at := data.find(key, start)) >= 0:
         begin = data.rfind(b"\n", 0, at) + 1
         end = data.find(b"\n", at)
         end = len(data) if end < 0 else end
@@ -319,10 +319,8 @@ def _vetoes(data: bytes) -> int:
             event = orjson.loads(data[begin:end])
         except orjson.JSONDecodeError:
             continue
-        payload = event.get("payload") if type(event) is dict and event.get("phase") == "governance" else None
-        if type(payload) is dict and payload.get("decision") == "veto" and payload.get("enforced"):
-            count += 1
-    return count
+        if type(event) is dict:
+            yield event
 
 
 @dataclass(frozen=True)
