@@ -12,4 +12,4 @@ python -m pip install -q --disable-pip-version-check -e ".[test]"
 python -m ruff check noesis_nb tests benchmarks scripts examples
 python -m ruff format --check noesis_nb tests benchmarks scripts examples
 python -m mypy
-python -m pytest "$@"
+python -m pytest --durations=40 "$@"  # the slowest tests named, to keep the suite well under its time limit
