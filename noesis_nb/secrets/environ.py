@@ -15,8 +15,8 @@ credential names none (``COOKIE_DOMAIN``, ``OAUTH_AUDIENCE``, ``AUTH_TYPE``, ``T
 ``JWT_SECRETKEY_ROTATION``): its value is learned by no run, as a learned value is redacted wherever it appears.
 ``PWD`` and ``OLDPWD`` are directories and ``SSH_AUTH_SOCK`` the path of the ssh agent's socket (no credential: whoever
 reaches the socket reaches the agent already). A value is kept when it has 8+ characters and is no boolean, number,
-path, plain short word or URL without credentials. Each is hunted as written and in the forms every learned value
-is (``forms.written_forms``: JSON-escaped, ``repr``'d, shell-quoted, percent- and base64-encoded...).
+path, plain short word or URL without credentials (``forms.no_secret``). Each is hunted as written and in the forms
+every learned value is (``forms.written_forms``: JSON-escaped, ``repr``'d, shell-quoted, percent- and base64-encoded...).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import os
 import re
 from functools import lru_cache
 
-from .forms import written_forms
+from .forms import LEAST, no_secret, written_forms
 
 __all__ = ["environ_secrets", "environ_read", "names_secret"]
 
@@ -52,13 +52,6 @@ _PAT_OWNERS = frozenset(
     | {"HUGGINGFACE", "DOCKER", "DOCKERHUB", "NPM", "ATLASSIAN", "JIRA", "CONFLUENCE"}
 )
 _NAME_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
-_LEAST = 8
-_PLAIN = re.compile(
-    r"(?i)(?:true|false|yes|no|on|off|none|null|[a-z][a-z_-]{0,11}"  # a boolean, a setting's short word
-    r"|[-+]?[0-9][0-9._:,-]*"  # a number, a version, a port list
-    r"|~?/.*|\.\.?/.*|[a-z]:[\\/].*"  # a path
-    r"|[a-z][a-z0-9+.-]*://[^@\s]*)"  # a URL without credentials
-)
 # the environment as ``environ_secrets`` last read it (a copy), the secret-named variables in it and their values'
 # forms: one object, replaced whole, so a thread reading it meanwhile gets the old three or the new three
 _LAST: tuple[object, tuple[tuple[str, str], ...], frozenset[str]] = (None, (), frozenset())
@@ -102,9 +95,9 @@ def environ_secrets() -> frozenset[str]:
     found: set[str] = set()
     for _, value in given:
         value = value.strip()
-        if len(value) < _LEAST or _PLAIN.fullmatch(value) is not None:
+        if no_secret(value, LEAST):
             continue
-        found.update(written_forms(value, _LEAST))
+        found.update(written_forms(value, LEAST))
     secrets = frozenset(found)
     _LAST = (seen, given, secrets)
     return secrets

@@ -6,7 +6,8 @@ and ``ascii`` of the text and of its UTF-8 bytes (backslashes doubled, a quote e
 shell quoting (``shlex.quote``), HTML escaping (``&quot;``; markupsafe's and Jinja2's ``&#39;`` / ``&#34;``), quoted-printable
 (``=C3=BC``), a non-ASCII value's UTF-8 read as Latin-1 or cp1252 (``Ã¼``), ASCII with each other character replaced
 (``?``, ``&#252;``, ``&#xfc;``, ``\\xfc``) or dropped, NFC/NFD/NFKC/NFKD normalised (each an exact form: no stretch of
-text is hunted that the value does not make), percent-encoding (``quote`` with and without ``/`` kept,
+text is hunted that the value does not make; none that would be no secret as a value, ``no_secret``, or is ASCII
+words alone), percent-encoding (``quote`` with and without ``/`` kept,
 ``quote_plus``/``urlencode``, every byte as ``%xx``; upper- and lower-case hex) and base64 (standard and URL-safe, at each
 of the three alignments behind any prefix: the characters that depend on the bytes beside it trimmed; these last two
 for the environment's secrets only). A value of plain characters is written as itself by every escaping: a run
@@ -26,8 +27,20 @@ from collections.abc import Callable
 from functools import lru_cache
 from urllib.parse import quote, quote_plus
 
-__all__ = ["written_forms"]
+__all__ = ["written_forms", "no_secret", "LEAST"]
 
+LEAST = 8  # the fewest characters an environment secret has
+# what a value of the environment is that is no secret: a boolean, a setting's short word, a number (a version, a port
+# list), a path, a URL without credentials
+_NO_SECRET = re.compile(
+    r"(?i)(?:true|false|yes|no|on|off|none|null|[a-z][a-z_-]{0,11}"  # a boolean, a setting's short word
+    r"|[-+]?[0-9][0-9._:,-]*"  # a number, a version, a port list
+    r"|~?/.*|\.\.?/.*|[a-z]:[\\/].*"  # a path
+    r"|[a-z][a-z0-9+.-]*://[^@\s]*)"  # a URL without credentials
+)
+# ASCII words and numbers between spaces, ``-``, ``_`` or ``.`` (``Zrich-Office-2024``, ``Office 2024``)
+_WORD = r"(?:[A-Z]?[a-z]+|[A-Z]+)[0-9]*|[0-9]+"
+_WORDS = re.compile(rf"(?:{_WORD})(?:[-_. ](?:{_WORD}))*")
 # the characters no escaping above changes: a value of these only is written as itself by all of them
 _PLAIN = re.compile(r"[A-Za-z0-9_.~-]*")
 
@@ -81,19 +94,27 @@ def written_forms(value: str, least: int, *, encoded: bool = True) -> frozenset[
     return frozenset(form for form in forms if len(form) >= least and (form.isascii() or _utf8(form)))
 
 
+def no_secret(value: str, least: int) -> bool:
+    """Whether ``value`` is no secret to hunt: shorter than ``least``, a boolean, a number, a path, a setting's short
+    word or a URL without credentials. Each value of the environment is judged so, and each form of a value
+    ``written_forms`` rewrites (a form made of no more than that would hide such text wherever it is written)."""
+    return len(value) < least or _NO_SECRET.fullmatch(value) is not None
+
+
 _HTML = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&#34;", "'": "&#39;"})
 
 
 def _rewritten(value: str, raw: bytes, least: int) -> set[str]:
     """``value`` as markupsafe/Jinja2 escape it, quoted-printable, and, when it holds a non-ASCII character, as a reader
     of its UTF-8 as Latin-1 or cp1252 shows it, written as ASCII by each error handler and normalised. A lossy form
-    (``?`` or nothing for each other character) is kept only when the ASCII it keeps is ``least`` characters or more
-    and most of the value."""
+    (``?`` or nothing for each other character) is kept only when the ASCII it keeps is most of the value and a form
+    to hunt itself. Each is one to hunt (``_hunted``) or none: ``ü20261206`` dropped to ``20261206`` is a number, and
+    ``Zürich-Office-2024`` to ``Zrich-Office-2024`` the words a slug of ``Zürich Office 2024`` holds."""
     marked = value.translate(_HTML)
     forms = {marked, marked.replace("&#34;", "&quot;"), html.escape(value).replace("&#x27;", "&#39;")}
     forms.add(quopri.encodestring(raw).decode("ascii").rstrip("\n"))
     if value.isascii():
-        return forms
+        return {form for form in forms if _hunted(form, least)}
     for codec in ("latin-1", "cp1252"):
         try:
             forms.add(raw.decode(codec))
@@ -102,10 +123,18 @@ def _rewritten(value: str, raw: bytes, least: int) -> set[str]:
     forms |= {value.encode("ascii", errors).decode("ascii") for errors in ("xmlcharrefreplace", "backslashreplace")}
     forms.add("".join(c if c.isascii() else f"&#x{ord(c):x};" for c in value))
     forms |= {unicodedata.normalize(norm, value) for norm in ("NFC", "NFD", "NFKC", "NFKD")}
+    forms = {form for form in forms if _hunted(form, least)}
     kept = value.encode("ascii", "ignore").decode("ascii")
-    if len(kept) >= least and 2 * len(kept) > len(value):
+    if 2 * len(kept) > len(value) and _hunted(kept, least):  # the ``?`` form holds no more of the value than ``kept``
         forms |= {kept, value.encode("ascii", "replace").decode("ascii")}
     return forms
+
+
+def _hunted(form: str, least: int) -> bool:
+    """Whether a form a value is rewritten into is hunted: a form that is no secret as a value (``no_secret``), or ASCII
+    words and numbers alone (what a lossy or NFKC form leaves of ``Zürich-Office-2024``), is text written for other
+    reasons too; the value itself is hunted whatever it is."""
+    return not no_secret(form, least) and _WORDS.fullmatch(form) is None
 
 
 _HEX = re.compile(r"%[0-9A-F]{2}")

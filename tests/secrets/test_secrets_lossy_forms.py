@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from noesis_nb.secrets.forms import LEAST, written_forms
+
 from .child import clean_env, run_child
 
 _CHILD = r"""
@@ -61,3 +63,49 @@ def test_a_secret_written_lossily_or_re_encoded_is_hidden_in_the_run_and_in_what
         core = form[1:-1]  # all but its first and last characters
         assert core not in data and json.dumps(core)[1:-1] not in data, text
         assert core not in shown, (text, shown)
+
+
+_KEEP = r"""
+import json, sys
+import noesis_nb
+from noesis_nb.secrets import shown
+
+texts = json.loads(sys.argv[2])
+
+def agent(task, ctx):
+    for text in texts:
+        ctx.emit("note", {"text": text})
+    return "done"
+
+episode = noesis_nb.solve("plain task", using=agent, runs_dir=sys.argv[1])
+print(json.dumps({"episode": episode, "shown": [shown(t) for t in texts]}))
+"""
+
+# a PIN-like password with one umlaut (dropped: a bare number), a password of words (dropped: the words a slug of them
+# holds)
+_WORDY = {"DB_PASSWORD": "ü20261206", "SMTP_PASSWORD": "Zürich-Office-2024"}
+_KEPT = ["order 20261206 shipped", "build 2026-12-06 id 20261206", "see https://x.io/Zrich-Office-2024/agenda"]
+
+
+def test_a_lossy_or_folded_form_that_is_a_number_or_plain_words_is_no_form_hunted(tmp_path: Path) -> None:
+    """What such a form would hide is text written for other reasons (an order number, a slug): it is kept whole, in
+    a real run's events and in what ``shown`` gives, while each value written as itself is still hidden."""
+    hidden = [f"the password is {value} now" for value in _WORDY.values()]
+    texts = _KEPT + hidden
+    report = run_child(_KEEP, str(tmp_path / "runs"), json.dumps(texts), env=clean_env(**_WORDY))
+    events = (tmp_path / "runs" / report["episode"] / "events.jsonl").read_text("utf-8")
+    written = [json.loads(line)["payload"]["text"] for line in events.splitlines() if '"note"' in line]
+    assert len(written) == len(texts), events
+    for text, got, seen in zip(texts, written, report["shown"]):
+        if text in _KEPT:
+            assert (got, seen) == (text, text)
+        else:
+            assert not any(value in got or value in seen for value in _WORDY.values()), (got, seen)
+
+
+def test_a_compatibility_form_that_is_a_bare_number_is_no_form_hunted() -> None:
+    """Fullwidth digits are a value an environment keeps (no ASCII number); their NFKC/NFKD form ``20261206`` is an
+    order number's text too, and is no form of it, while the value itself and its escaped forms are."""
+    forms = written_forms("２０２６１２０６", LEAST)
+    assert "20261206" not in forms
+    assert {"２０２６１２０６", "%EF%BC%92%EF%BC%90%EF%BC%92%EF%BC%96%EF%BC%91%EF%BC%92%EF%BC%90%EF%BC%96"} <= forms
