@@ -238,16 +238,34 @@ def wrapped_keys(text: str) -> set[str]:
 
 def _glued(text: str) -> set[str]:
     """The rest of each key a part of which is redacted already where key characters glued to the redaction run to
-    the line's end (``[REDACTED]r\\n7T[REDACTED]U\\ne3Ko7Xw``): the key goes on, so its next lines are read too."""
+    the line's end (``[REDACTED]r\\n7T[REDACTED]U\\ne3Ko7Xw``): the key goes on, so its next lines are read too. Only
+    a run that reads as a key's rest counts: several random characters, or letters and digits where the key plainly
+    runs through the redaction (glued before it too, or the next line holding one); never ``.``, ``/``, ``=``,
+    ``.py`` ending a sentence, a path or a padding before a log line, a uuid or a hash."""
     found: set[str] = set()
     at = text.find(_REDACTED)
     while at >= 0:
         begin = at + len(_REDACTED)
         end = _end(_RUN, text, begin)
-        if end > begin and _BREAK.match(text, end) is not None:
+        brk = _BREAK.match(text, end) if end > begin else None
+        if brk is not None and (_keylike(text[begin:end]) or (text[begin:end].isalnum() and _through(text, at, brk.end()))):
             found.update(_rest(text, list(_pieces(text, begin)), begin, 0))
         at = text.find(_REDACTED, end)
     return found
+
+
+def _keylike(run: str) -> bool:
+    """Whether characters glued to a redaction read as a key's rest by themselves: several, random once the
+    punctuation around them is taken off (not ``.py``, ``.json``, ``/``)."""
+    core = run.strip("._+/=-")
+    return len(core) >= 4 and _random_like(core) and not _named(core)
+
+
+def _through(text: str, at: int, after: int) -> bool:
+    """Whether the key runs through the redaction at ``at``: a letter, a digit or another redaction glued before it,
+    or the line from ``after`` (past the break) holding a redaction among key characters (``7T[REDACTED]U``)."""
+    glued = text[at - 1 : at].isalnum() or text.endswith(_REDACTED, 0, at)
+    return glued or _REDACTED in text[after : _end(_PIECE, text, after)]
 
 
 def _end(pattern: re.Pattern[str], text: str, pos: int) -> int:
@@ -328,11 +346,12 @@ def _joined_at(text: str, start: int) -> tuple[str, ...] | None:
     parts = [text[a:b] for a, b, _, _ in pieces]
     lines = [b - line for _, b, line, _ in pieces]  # a folded key fills every line (as the lead's is filled) but its last
     alone = [ends for _, _, _, ends in pieces]
+    glued = [not ends and _goes_on(text, b) for _, b, _, ends in pieces]
     head = "".join(parts)
     for i, lead in enumerate(_LEADS):
         if lead.match(head) is None:
             continue
-        count = _kept(parts, lines, alone, i)
+        count = _kept(parts, lines, alone, glued, i)
         if count:
             return text[start : pieces[count - 1][1]], "".join(parts[:count])
         cut = next((n for n, part in enumerate(parts) if _REDACTED in part), 0)
@@ -361,17 +380,30 @@ def _rest(text: str, pieces: list[tuple[int, int, int, bool]], begin: int, wides
             widest = max(widest, b - line)
         if part.startswith(_OTHER_LEADS) or _named(part) or not (_random_like(part) or (ends and len(part) <= 4)):
             break
+        if not ends and _goes_on(text, e):
+            break
         a, b, line, end = p, e, ls, e
     out = [w for w in text[begin:end].split(_REDACTED) if w]
     return [*out, *(_BREAK.sub("", w) for w in out)]
 
 
-def _kept(parts: list[str], lines: list[int], alone: list[bool], i: int) -> int:
+def _goes_on(text: str, end: int) -> bool:
+    """Whether the line goes on right after a run of key characters ending at ``end``, glued to it by one other
+    character (``2026-12-06T11`` / ``:53:00Z``): a log line's or a path's head, not a folded key's last line."""
+    return text[end + 1 : end + 2].isalnum() and not text[end : end + 1].isspace()
+
+
+def _kept(parts: list[str], lines: list[int], alone: list[bool], glued: list[bool], i: int) -> int:
     """How many of ``parts`` (2 or more) make a whole key of format ``i``, else 0: a fixed-length format's length, or
     lines each as full as every line above it and a last piece that reads as random or ends its line after full lines
-    (``…\nJZPG\n``, not ``…\nDone, 3 files``), or is as short as a folded key's end may be (3 characters)."""
+    (``…\nJZPG\n``, not ``…\nDone, 3 files``), or is as short as a folded key's end may be (3 characters); never one
+    glued to more on its line (``…\n2026-12-05T12:00:01Z``)."""
     whole, fixed = _WHOLE[i], _FIXED[i]
     best, top = 0, 0  # top: the widest line above the piece before the last
+    # a lead cut across a break (``s`` / ``k_live_…``) ends in the second piece: a short last piece is read as after
+    # a whole lead (``it`` opening the line after the key is a word, not the key's end)
+    lead = _LEADS[i].match("".join(parts))
+    cut = int(lead is not None and lead.end() > len(parts[0]))
     for n in range(2, len(parts) + 1):
         if parts[n - 1].startswith(_OTHER_LEADS):  # another key's lead opens that line (``sk-proj-\nAIzaSy…``): its own
             break
@@ -381,9 +413,11 @@ def _kept(parts: list[str], lines: list[int], alone: list[bool], i: int) -> int:
             # as full as the lead's and as each other), not cut after a hyphen as textwrap does; or it reads as a word
         key = "".join(parts[:n])
         if whole.fullmatch(key) is not None:
-            piece = parts[n - 1]
-            last = not _named(piece) and (
-                _random_like(piece) or (alone[n - 1] and (n > 2 or len(piece) <= 4)) or (n > 2 and len(piece) <= 3)
+            piece, m = parts[n - 1], n - cut  # m: pieces counted from the one the lead ends in, as for a whole lead
+            last = (
+                not _named(piece)
+                and not glued[n - 1]
+                and (_random_like(piece) or (alone[n - 1] and (m > 2 or len(piece) <= 4)) or (m > 2 and len(piece) <= 3))
             )
             # a fixed length: its last piece as above or the key begun on the lead's line, and not every piece after the
             # lead's a word (``AKIAEXAMPLE\nERROR\nDEBUG``, ``glpat-\n0x7ff3a012d840\nreturn``)
