@@ -462,16 +462,13 @@ class EpisodeContext:
         paused_here = False  # ``solve`` unwinds to a pause: it stays open on disk for resume_run
         draft_id: str | None = None
         try:
-            prepared = await _prepared_off_loop(
-                functools.partial(
-                    tc.prepare_tool_invocation,
-                    invocation,
-                    prepared_repository=repos.prepared,
-                    emit=chain.emit,
-                    emit_candidate=chain.emit_candidate,
-                    dispatcher=dispatcher(),
-                    hold=turn is not None and not turn.done(),
-                )
+            prepared = tc.prepare_tool_invocation(
+                invocation,
+                prepared_repository=repos.prepared,
+                emit=chain.emit,
+                emit_candidate=chain.emit_candidate,
+                dispatcher=dispatcher(),
+                hold=turn is not None and not turn.done(),
             )
             decision: Decision | None = None
             draft_id = prepared.draft_id
@@ -658,18 +655,6 @@ def _last_step(rec: Any, request_id: str) -> str | None:
         if event.get("phase") == "tool" and isinstance(payload, dict) and payload.get("request_id") == request_id:
             return str(payload.get("event_name"))
     return None
-
-
-async def _prepared_off_loop(prepare: Callable[[], Any]) -> Any:
-    """``prepare()`` (screening, hashing, writing: work that grows with the arguments) on a worker thread; a
-    cancellation waits for it to end, so nothing of the draft is written after the call unwinds."""
-    work = asyncio.ensure_future(run_in_thread(prepare, name="noesis_nb-prepare"))
-    try:
-        return await asyncio.shield(work)
-    except asyncio.CancelledError:
-        with contextlib.suppress(BaseException):
-            await work
-        raise
 
 
 class RequestChain:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -256,17 +254,7 @@ async def _execute(
     finally:
         if not state["dispatched"]:  # a dispatch without a saved record keeps its claim (at most once)
             executions.release(draft_id)
-    approved = prepared.model_copy(update={"status": PreparedInvocationStatus.APPROVED})
-    if offload:  # screening and writing the record grow with its arguments: off the loop, awaited to the end
-        saving = asyncio.ensure_future(asyncio.to_thread(prepared_repository.save, approved))
-        try:
-            await asyncio.shield(saving)
-        except asyncio.CancelledError:
-            with contextlib.suppress(BaseException):
-                await saving
-            raise
-    else:
-        prepared_repository.save(approved)
+    prepared_repository.save(prepared.model_copy(update={"status": PreparedInvocationStatus.APPROVED}))
     _vault(prepared_repository).discard(_scope(prepared_repository), draft_id)
     emit(final[0], rid, **final[1])
     return result
