@@ -407,6 +407,9 @@ def _kept(parts: list[str], lines: list[int], alone: list[bool], glued: list[boo
     for n in range(2, len(parts) + 1):
         if parts[n - 1].startswith(_OTHER_LEADS):  # another key's lead opens that line (``sk-proj-\nAIzaSy…``): its own
             break
+        if n > 2 and len(parts[n - 1]) >= 4 and parts[n - 1] in parts[1 : n - 1]:
+            break  # a line the key's lines above already hold (``sk-proj-\n0x7ff3a012d840\n0x7ff3a012d840``): a random
+            # key folded never repeats a line
         top = max(top, lines[n - 3]) if n > 2 else top
         if n > 2 and ((lines[n - 2] < top and not parts[n - 2].endswith("-")) or _named(parts[n - 2])):
             break  # the piece before was the key's last: its line is shorter than a line above it (a folded key's are
