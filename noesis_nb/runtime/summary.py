@@ -118,8 +118,9 @@ class EventTally:
                 self.start_ts = e.get("timestamp")
         elif phase == "act":
             if payload is not None and payload.get("synthetic") is True:
-                self.synthetic_acts += 1  # no action: Noēsis' act_count and first_action_ms skip it
-            elif self.first_act_ts is None:
+                self.synthetic_acts += 1  # no action: Noēsis' act_count and first_action_ms skip it, and no tool used
+                return
+            if self.first_act_ts is None:
                 self.first_act_ts = e.get("timestamp")
             if payload is not None:
                 tool = payload.get("tool")

@@ -66,4 +66,8 @@ def test_a_lost_runs_first_action_is_not_the_act_its_seal_wrote(runs_dir: Path, 
     assert "first_action_ms" not in latencies
     assert act["payload"].get("synthetic") is True  # no action of the episode, as Noēsis marks one
     assert summary["metrics"]["top_reasons"] == ["process_lost"]
+    # the state's actions are the summary's act_count, as in Noēsis' runs; no tool was used by an act of the episode
+    state = json.loads((run / "state.json").read_text())
+    assert len(state["outcomes"]["actions"]) == summary["metrics"]["act_count"] == 0
+    assert summary["metrics"]["tool_coverage"] == 0.0
     assert check_run(run) == []
