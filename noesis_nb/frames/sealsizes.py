@@ -145,13 +145,17 @@ def size_changes(ref: Any, listed: Listed, stats: dict[str, Any]) -> list[LoadPr
     gives another size, or the same size and other contents (``content_changed``); files the manifest does not list
     are not judged here."""
     out = []
+    sealed = listed.manifest_stat
+    sealed_at = sealed[1] if type(sealed) is tuple and len(sealed) == 5 else None
     for name, now in stats.items():
         want = listed.get(name)
         size = None if now is None else now[0]
         if want is None:
             continue
         if size == want:
-            if content_changed(ref, name, now, listed.hashes.get(name), listed.manifest_stat):
+            # only a file modified after the manifest is judged by its contents (asked here first: no call per file)
+            newer = sealed_at is not None and type(now) is tuple and len(now) == 5 and now[1] > sealed_at
+            if newer and content_changed(ref, name, now, listed.hashes.get(name), sealed):
                 out.append(content_problem(ref.fs.url(ref.file(*name.split("/"))), name, size))
             continue
         # a size taken before the seal was written (a live run sealed while it was read) is no change: the file now says
