@@ -10,7 +10,6 @@ free, and nothing the decision allowed ran (the tool, the adapter again)."""
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import subprocess
@@ -21,6 +20,7 @@ import pytest
 
 from noesis_nb.store import is_sealed, read_final
 from tests.compat.checker import check_run
+from tests.runlock import lock_held
 
 _REPO = Path(__file__).resolve().parents[2]
 
@@ -85,17 +85,6 @@ sys.stdin.read()  # alive, holding whatever it holds, until the test has looked
 """
 
 
-def _locked(run_dir: Path) -> bool:
-    fd = os.open(run_dir, os.O_RDONLY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(fd)
-    return False
-
-
 @pytest.mark.parametrize("entry", ["resume_run", "ns.resume_run"])
 @pytest.mark.parametrize("pause", ["draft", "veto"])
 @pytest.mark.parametrize("point", ["loop", "task"])
@@ -116,7 +105,7 @@ def test_an_interrupt_before_the_resume_begins_seals_its_run_cancelled(
         assert line, proc.communicate(timeout=60)[1][-3000:]
         told = json.loads(line)
         run = runs / told["episode"]
-        sealed, locked = is_sealed(run), _locked(run)
+        sealed, locked = is_sealed(run), lock_held(run)
     finally:
         _, err = proc.communicate(input="", timeout=60)
     assert told["sent"] == [point], (told, err[-2000:])  # the interrupt was sent there, once

@@ -7,7 +7,6 @@ sealed and unlocked, no staging folder is left, and no KeyboardInterrupt escaped
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import subprocess
@@ -17,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from noesis_nb.store import is_sealed
+from tests.runlock import lock_held
 
 _REPO = Path(__file__).resolve().parents[2]
 
@@ -54,17 +54,6 @@ sys.stdin.read()  # alive, holding whatever it holds, until the test has looked
 """
 
 
-def _locked(run_dir: Path) -> bool:
-    fd = os.open(run_dir, os.O_RDONLY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    finally:
-        os.close(fd)
-    return False
-
-
 def test_an_interrupt_while_solve_creates_its_run_leaves_it_sealed_and_free(tmp_path: Path) -> None:
     runs = tmp_path / "runs"
     sweep = subprocess.Popen(
@@ -81,7 +70,7 @@ def test_an_interrupt_while_solve_creates_its_run_leaves_it_sealed_and_free(tmp_
         said = json.loads(line)
         folders = sorted(p for p in runs.iterdir())
         unsealed = [p.name for p in folders if p.name.startswith("ep_") and not is_sealed(p)]
-        locked = [p.name for p in folders if p.name.startswith("ep_") and _locked(p)]
+        locked = [p.name for p in folders if p.name.startswith("ep_") and lock_held(p)]
         staging = [p.name for p in folders if not p.name.startswith("ep_")]
     finally:
         _, err = sweep.communicate(input="", timeout=30)
@@ -116,7 +105,7 @@ def test_an_interrupt_while_any_entry_point_makes_a_run_leaves_it_sealed_and_fre
         folders = sorted(p for p in runs.iterdir() if p.name != "batches")
         said_unsealed = {s.split(": ", 1)[1] for s in said if s.startswith("said unsealed: ")}
         unsealed = [p.name for p in folders if p.name.startswith("ep_") and not is_sealed(p) and p.name not in said_unsealed]
-        locked = [p.name for p in folders if p.name.startswith("ep_") and _locked(p)]
+        locked = [p.name for p in folders if p.name.startswith("ep_") and lock_held(p)]
         staging = [p.name for p in folders if not p.name.startswith("ep_")]
     finally:
         _, err = sweep.communicate(input="", timeout=60)
