@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from noesis_nb.store import is_sealed
-from tests.runtime.test_interrupt_while_creating import _locked
+from tests.runlock import lock_held
 
 pytestmark = pytest.mark.kernel
 
@@ -73,7 +73,7 @@ def test_an_interrupt_while_start_makes_its_run_leaves_no_half_made_run(kernel: 
     kernel.run("await asyncio.gather(*(h.wait() for h in _started))", timeout=60)
     folders = sorted(runs.iterdir())
     unsealed = [p.name for p in folders if p.name.startswith("ep_") and not is_sealed(p)]
-    locked = [p.name for p in folders if p.name.startswith("ep_") and _locked(p)]
+    locked = [p.name for p in folders if p.name.startswith("ep_") and lock_held(p)]
     staging = [p.name for p in folders if not p.name.startswith("ep_")]
     odd = [e for e in ended if e not in ("returned", "one line", "before or after the run was made")]
     assert (odd, unsealed, locked, staging) == ([], [], [], []), ended
