@@ -158,8 +158,9 @@ HOWS = [
 def test_a_secret_in_the_adapters_exception_is_redacted_where_the_cell_shows_it(tmp_path: Path, how: str) -> None:
     async def cell() -> list[tuple[str, bytes]]:
         shown: list[tuple[str, bytes]] = []
-        for shape in SHAPES:
-            handle = noesis_nb.start("deploy", using=_failing(shape, how), runs_dir=tmp_path)
+        # one run a shape, all started at once (each writes its own run directory; their file syncs overlap)
+        handles = [noesis_nb.start("deploy", using=_failing(shape, how), runs_dir=tmp_path) for shape in SHAPES]
+        for shape, handle in zip(SHAPES, handles, strict=True):
             await handle
             assert handle.status == "error"
             kind = KINDS.get(how, Exception)
