@@ -4,7 +4,8 @@ A card only forwards the click to its source (``approve`` / ``reject``), which p
 decision before the episode continues. Both buttons are disabled before the call, so a double
 click makes one decision. Once decided — here, in code, by a magic, in another kernel — the card
 says who decided, when and why, and its buttons go away. A click on a card that was behind (the
-draft was decided elsewhere) does not decide again: it shows the decision that stands.
+draft was decided elsewhere) does not decide again: it shows the decision that stands. After a click the
+keyboard focus goes to the next draft's Approve, else to the decided card (``focus.py``), never to the page's body.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ import ipywidgets as w
 from .._envvars import approver_id_from_env
 from ..runtime.gate import DecisionStands
 from ..secrets import shown
-from .cards import decision_html, pending_html, veto_decision_html, veto_html
+from .cards import decision_html, decision_words, pending_html, veto_decision_html, veto_html
+from .focus import FocusKeeper
 from .render import esc, short
 
 __all__ = ["ApprovalCard", "VetoCard", "ApprovalsPanel", "as_decision", "FOLDER_GONE"]
@@ -41,10 +43,17 @@ class _Card:
     kind = "draft"
     ended: str | None = None  # how its run ended before anyone decided (or FOLDER_GONE): set by close_undecided
 
-    def __init__(self, source: Any, *, approver_id: str | None, on_decided: Callable[[], None] | None):
+    def __init__(
+        self,
+        source: Any,
+        *,
+        approver_id: str | None,
+        on_decided: Callable[[], None] | None,
+        on_clicked: Callable[[_Card, bool], None] | None = None,
+    ):
         self.source, self.approver_id = source, approver_id_from_env(approver_id)
         self.decision: dict[str, Any] | None = None
-        self._on_decided = on_decided
+        self._on_decided, self._on_clicked = on_decided, on_clicked
         self.body = w.HTML(self.body_html())
         # a placeholder is no name to a screen reader (nor is a tooltip beside ipywidgets' empty label): a description,
         # which the stylesheet hides from the eye only
@@ -55,12 +64,16 @@ class _Card:
         self.approve_button = self._button(0, "nnb-yes", "check")
         self.reject_button = self._button(1, "nnb-no", "times")
         self.status = w.HTML("")
-        self.approve_button.on_click(lambda _b: self.decide(True))
-        self.reject_button.on_click(lambda _b: self.decide(False))
+        self.approve_button.on_click(lambda _b: self._clicked(True))
+        self.reject_button.on_click(lambda _b: self._clicked(False))
         # narrow (a side panel, half a comparison): the reason goes under the buttons, which keep their labels
         self.reason.layout.flex = "0 1 auto"
         self.controls = w.HBox([self.approve_button, self.reject_button, self.reason], layout=w.Layout(flex_flow="row wrap"))
-        self.box = w.VBox([self.body, self.controls, self.status])
+        # where the focus goes once the card is decided: focusable from the kernel, not by Tab (tabindex -1), and seen
+        # only while focused (the heading says the same); a Label, as an HTML widget's focus() goes to its content
+        self.outcome = w.Label(tabbable=False)
+        self.outcome.add_class("nnb-outcome")
+        self.box = w.VBox([self.body, self.controls, self.outcome, self.status])
         self.box.add_class("nnb-card")
         if self.kind == "veto":
             self.box.add_class("nnb-veto-card")
@@ -86,6 +99,17 @@ class _Card:
     @property
     def decided(self) -> bool:
         return self.decision is not None
+
+    @property
+    def waiting(self) -> bool:
+        """Undecided with its buttons shown (a run that ended, or whose folder went, closes its cards undecided)."""
+        return self.decision is None and self.controls.layout.display != "none"
+
+    def _clicked(self, approve: bool) -> None:
+        """A click on Approve or Reject (or Enter or Space on it): decide, then say where the focus goes."""
+        self.decide(approve)
+        if self._on_clicked is not None:
+            self._on_clicked(self, approve)
 
     def decide(self, approve: bool, reason: str | None = None) -> None:
         """What a click does: disable both buttons, persist through the source, show the decision that stands.
@@ -121,11 +145,16 @@ class _Card:
         with self.box.hold_sync():
             self.controls.layout.display = "none"
             self.body.value = self.body_html()
+            self.outcome.value = self.outcome_text()
             self.box.add_class("nnb-decided")
             if self.decision.get("status") != "approved":
                 self.box.add_class("nnb-no")
             if already:  # this card was behind: the click did not decide, the decision that stands is shown
                 self._say_already()
+
+    def outcome_text(self) -> str:
+        """Plain text of the decision, what a screen reader reads where the focus goes once the card is decided."""
+        return decision_words(self.decision or {})
 
     def _say_already(self) -> None:
         self.status.value = f'<span class="nnb-muted">{self.already_html()} (this view was behind; nothing changed)</span>'
@@ -142,6 +171,7 @@ class _Card:
             self.ended = status
             with self.box.hold_sync():  # the heading no longer says it waits for a decision
                 self.body.value = self.body_html()
+                self.outcome.value = f"no decision: {why}"
                 self.box.add_class("nnb-undecided")
                 self.status.value = f'<span class="nnb-muted">no decision: {esc(why)}</span>'
 
@@ -155,17 +185,26 @@ class ApprovalCard(_Card):
     """A pending tool draft: what it asks (tool, effect, risk, command, fingerprint) and Approve / Reject."""
 
     def __init__(
-        self, source: Any, pending: Any, *, approver_id: str | None = None, on_decided: Callable[[], None] | None = None
+        self,
+        source: Any,
+        pending: Any,
+        *,
+        approver_id: str | None = None,
+        on_decided: Callable[[], None] | None = None,
+        on_clicked: Callable[[_Card, bool], None] | None = None,
     ):
         self.pending = pending
         self.draft_id: str = pending.draft_id
-        super().__init__(source, approver_id=approver_id, on_decided=on_decided)
+        super().__init__(source, approver_id=approver_id, on_decided=on_decided, on_clicked=on_clicked)
 
     def target(self) -> str:
         return self.draft_id
 
     def body_html(self) -> str:
         return pending_html(self.pending, getattr(self, "decision", None), self.ended)
+
+    def outcome_text(self) -> str:
+        return f"{short(self.pending.tool, 80, exact=True)} {super().outcome_text()}"
 
     def call(self, approve: bool, reason: str | None) -> Any:
         if approve:
@@ -193,6 +232,10 @@ class VetoCard(_Card):
     def already_html(self) -> str:
         return veto_decision_html(self.decision or {}, already=True)
 
+    def outcome_text(self) -> str:
+        word = "overridden" if (self.decision or {}).get("status") == "approved" else "upheld"
+        return f"governance veto {word}: {super().outcome_text()}"
+
     def call(self, approve: bool, reason: str | None) -> Any:
         if approve:  # with no draft pending, approve/reject decide the paused veto
             return self.source.approve(None, approver_id=self.approver_id, reason=reason)
@@ -206,6 +249,7 @@ class ApprovalsPanel:
         self.source, self.approver_id, self._on_decided = source, approver_id_from_env(approver_id), on_decided
         self.cards: dict[str, _Card] = {}
         self.box = w.VBox([])
+        self.focus = FocusKeeper()
 
     def sync(
         self,
@@ -221,7 +265,9 @@ class ApprovalsPanel:
         added = False
         for p in pending:
             if p.draft_id not in self.cards:
-                self.cards[p.draft_id] = ApprovalCard(self.source, p, approver_id=self.approver_id, on_decided=self._on_decided)
+                self.cards[p.draft_id] = ApprovalCard(
+                    self.source, p, approver_id=self.approver_id, on_decided=self._on_decided, on_clicked=self._clicked
+                )
                 added = True
         for d in decisions:
             card = self.cards.get(str(d.get("draft_id")))
@@ -233,7 +279,7 @@ class ApprovalsPanel:
             card = self.cards.get(key)
             if card is None and decision is None:
                 card = self.cards[key] = VetoCard(
-                    self.source, governance, approver_id=self.approver_id, on_decided=self._on_decided
+                    self.source, governance, approver_id=self.approver_id, on_decided=self._on_decided, on_clicked=self._clicked
                 )
                 added = True
             if card is not None and decision is not None:
@@ -243,6 +289,30 @@ class ApprovalsPanel:
                 card.close_undecided(ended)
         if added:
             self.box.children = tuple(c.box for c in self.cards.values())
+        self._keep_focus()
+
+    def _clicked(self, card: _Card, approve: bool) -> None:
+        """After a click on ``card``: the focus goes to the button pressed if the decision failed (the card says why),
+        else to the Approve of the next card waiting, else to this card, whose heading says the decision."""
+        if card.waiting:
+            self.focus.move(card.approve_button if approve else card.reject_button)
+        else:
+            self.focus.move(self._after(card))
+
+    def _after(self, card: _Card) -> Any:
+        """The Approve of the first card waiting after ``card`` (then before it), else ``card`` itself."""
+        cards = list(self.cards.values())
+        at = cards.index(card) if card in cards else 0
+        waiting = next((c for c in cards[at + 1 :] + cards[:at] if c.waiting), None)
+        return waiting.approve_button if waiting is not None else card.outcome
+
+    def _keep_focus(self) -> None:
+        """The focus was sent to a card's button and that card was decided elsewhere or closed: move it on."""
+        target = self.focus.target
+        for card in self.cards.values():
+            if target in (card.approve_button, card.reject_button) and not card.waiting:
+                self.focus.move(self._after(card))
+                return
 
     def rebind(self, source: Any) -> None:
         self.source = source

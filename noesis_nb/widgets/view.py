@@ -452,6 +452,7 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
         if "_coalescer" not in self.__dict__:  # refused in __init__ (a wrong approver_id): nothing was made to close
             return
         self._coalescer.closed = True
+        self.approvals.focus.release()
         for unsubscribe in self._unsubscribe:
             unsubscribe()
         self._unsubscribe.clear()

@@ -1,0 +1,64 @@
+"""Where the keyboard focus goes after a click in a view, sent from the kernel (ipywidgets' ``focus()``).
+
+A decided card hides its buttons and a run's end re-renders the view's whole output (``update_displays``); either
+dropped the focus to the page's body, so a keyboard or screen-reader user had to Tab through the notebook again.
+A :class:`FocusKeeper` focuses the widget chosen for it and focuses it again when the page shows it anew: the
+page counts its views (``_view_count``, which the frontend raises as it displays one), and a higher count is a
+re-rendered output. It lets go once a cell runs (the person is elsewhere) or after one such re-render.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["FocusKeeper"]
+
+
+class FocusKeeper:
+    """Holds the keyboard focus on one widget of a view, across a re-render of its output, until a cell runs."""
+
+    def __init__(self) -> None:
+        self.target: Any = None
+        self._shell: Any = None
+
+    def move(self, widget: Any) -> None:
+        """Focus ``widget`` now, and once more when a re-rendered output shows it (until a cell runs)."""
+        if widget is not self.target:
+            self.release()
+            self.target = widget
+            widget.observe(self._shown, "_view_count")
+            widget._view_count = 0  # the frontend counts the views it displays of it from now on
+            self._listen()
+        widget.focus()
+
+    def release(self) -> None:
+        """Stop keeping the focus (the widget keeps it, if the page has not moved it)."""
+        target, self.target = self.target, None
+        if target is not None:
+            target.unobserve(self._shown, "_view_count")
+            if getattr(target, "comm", None) is not None:  # closed widgets send nothing
+                target._view_count = None
+        if self._shell is not None:
+            try:
+                self._shell.events.unregister("pre_run_cell", self._cell_runs)
+            except ValueError:  # already gone
+                pass
+            self._shell = None
+
+    def _shown(self, change: dict[str, Any]) -> None:
+        """The page displayed a new view of the target (its output was re-rendered): focus it there, once."""
+        if change["owner"] is self.target and (change["new"] or 0) > (change["old"] or 0):
+            target = self.target
+            self.release()
+            target.focus()
+
+    def _listen(self) -> None:
+        from IPython import get_ipython
+
+        shell = get_ipython()
+        if shell is not None and self._shell is None:
+            shell.events.register("pre_run_cell", self._cell_runs)
+            self._shell = shell
+
+    def _cell_runs(self, info: Any = None) -> None:
+        self.release()
