@@ -68,11 +68,17 @@ def _isolated_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, _cache_d
 
 @pytest.fixture(scope="module")
 def ip():
-    """IPython's test shell with ``%load_ext noesis_nb`` (unloaded after the module)."""
+    """IPython's test shell with ``%load_ext noesis_nb`` (unloaded after the module).
+
+    The shell is one per process: the names a module defines in it are removed after the module,
+    so a later module's "did you mean" lists only its own agents."""
     from .ipshell import noesis_shell
 
     with noesis_shell() as shell:
+        names_before = set(shell.user_ns)
         yield shell
+        for name in set(shell.user_ns) - names_before:
+            del shell.user_ns[name]
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.kernel
+@pytest.mark.timeout(2400)  # a fresh environment and the kernel folder in it: its own steps have their own limits
 def test_kernel_click_tests_pass_on_ipykernel_6_29(tmp_path):
     if os.environ.get("NOESIS_NB_SKIP_KERNEL_629"):
         pytest.skip("NOESIS_NB_SKIP_KERNEL_629 is set")
