@@ -69,8 +69,8 @@ class _Card:
         # narrow (a side panel, half a comparison): the reason goes under the buttons, which keep their labels
         self.reason.layout.flex = "0 1 auto"
         self.controls = w.HBox([self.approve_button, self.reject_button, self.reason], layout=w.Layout(flex_flow="row wrap"))
-        # where the focus goes once the card is decided: focusable from the kernel, not by Tab (tabindex -1), and seen
-        # only while focused (the heading says the same); a Label, as an HTML widget's focus() goes to its content
+        # where the focus goes once the card is decided: focusable from the kernel, not by Tab (tabindex -1), read by a
+        # screen reader, the ring drawn round the card; a Label, as an HTML widget's focus() goes to its content
         self.outcome = w.Label(tabbable=False)
         self.outcome.add_class("nnb-outcome")
         self.box = w.VBox([self.body, self.controls, self.outcome, self.status])

@@ -153,9 +153,11 @@ def _rules() -> list[str]:
         f".{r} .nnb-card.nnb-decided.nnb-no{{border-left-color:var(--nnb-red-edge)}}",
         # a card whose run ended before anyone decided: no longer the colour of one waiting
         f".{r} .nnb-card.nnb-undecided{{border-color:var(--nnb-line);background:transparent}}",
-        # a decided card's outcome line holds the focus after a click: seen only while it has it (as a skip link)
-        f".{r} .nnb-card .nnb-outcome:not(:focus){{position:absolute;width:1px;height:1px;overflow:hidden;"
-        "clip-path:inset(50%);white-space:nowrap}",
+        # a decided card's outcome line holds the focus after a click: read by a screen reader, hidden from the eye (the
+        # heading says the same), and the card shows the ring, so nothing moves as it takes the focus
+        f".{r} .nnb-card .nnb-outcome{{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);"
+        "white-space:nowrap;outline:none}",
+        f".{r} .nnb-card:has(.nnb-outcome:focus-visible){{outline:2px solid var(--nnb-blue);outline-offset:1px}}",
         f".{r} .nnb-card dl{{display:grid;grid-template-columns:max-content 1fr;gap:0 10px;margin:4px 0}}",
         f".{r} .nnb-card dt{{color:var(--nnb-muted);white-space:nowrap}}",
         f".{r} .nnb-card dt,.{r} .nnb-card dd{{line-height:1.5}}",

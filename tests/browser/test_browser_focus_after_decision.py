@@ -3,8 +3,8 @@
 A person Tabs to Approve and presses Enter. The decided card's buttons go away, and the run's end re-renders the
 view's whole output (so a saved notebook keeps how the run ended); either took the focus away to the page's body,
 and a keyboard or screen-reader user had to Tab through the notebook again. Now, with two drafts waiting, the
-next one's Approve takes the focus; once none waits, the decided card (its heading says the decision) holds it, also in
-the output re-rendered at the run's end, with a ring the eye can find.
+next one's Approve takes the focus; once none waits, the decided card's outcome line (read by a screen reader, the ring
+drawn round the card) holds it, also in the output re-rendered at the run's end.
 """
 
 from __future__ import annotations
@@ -44,7 +44,8 @@ async def notes(task, ctx):  # two drafts waiting at once
 # the focused element: where it is (which view and card, by their marks) and how its ring shows
 _FOCUS = """() => {
   const a = document.activeElement, view = a && a.closest('.noesis-nb-episode-view'), card = a && a.closest('.nnb-card');
-  const s = a ? getComputedStyle(a) : null;
+  const ringed = a && a.classList.contains('nnb-outcome') ? card : a;  // an outcome line's ring is its card's
+  const s = ringed ? getComputedStyle(ringed) : null;
   return {tag: a ? a.tagName : null, text: a ? a.textContent.trim().slice(0, 80) : '',
           view: view ? view.dataset.probe || 'unmarked' : null, card: card ? card.dataset.probe || 'unmarked' : null,
           ring: s && s.outlineStyle !== 'none' ? parseFloat(s.outlineWidth) : 0};
@@ -123,7 +124,7 @@ def test_one_draft_approved_from_the_keyboard_keeps_the_focus_in_the_view(lab: d
     focus = _lands_on_decision(page, "the focus on the decided card after the run's end")
     assert focus["tag"] != "BODY" and focus["view"] == "unmarked", focus  # in the re-rendered view
     assert "git.tag" in focus["text"], focus
-    assert focus["ring"] >= 2, f"the focused heading shows no ring in {theme}: {focus}"
+    assert focus["ring"] >= 2, f"the decided card shows no ring in {theme}: {focus}"
 
 
 def test_two_drafts_approved_from_the_keyboard_one_after_the_other(lab: dict[str, Any], page: Any, theme: str) -> None:
@@ -144,4 +145,4 @@ def test_two_drafts_approved_from_the_keyboard_one_after_the_other(lab: dict[str
     _settled(page, run_dir, "before")
     focus = _lands_on_decision(page, "the focus on the last decided card after the run's end")
     assert focus["view"] == "unmarked" and "notes.w1" in focus["text"], focus
-    assert focus["ring"] >= 2, f"the focused heading shows no ring in {theme}: {focus}"
+    assert focus["ring"] >= 2, f"the decided card shows no ring in {theme}: {focus}"
