@@ -50,6 +50,7 @@ from .names import REDACTED_VALUE, is_secret_key, names_no_value, names_variable
 from .plugins import plugins
 from .randomness import CLOUD_KEY_IN_ID, PROVIDER_ID, entropy_ok, ids_out_of_values, random_words, without_ids
 from .url_parts import URL_QUERY, URL_USER, url_secrets
+from .verdicts import LONG_TEXT, judged
 from .wrapped import WRAP_LOWER, WRAP_MARKS, might_wrap, wrapped_keys
 
 __all__ = [
@@ -706,10 +707,18 @@ _NAME_WORDS = re.compile(r"pass|pwd|secret|token|key|auth|cookie|cred|bearer|con
 def find_in_text(text: str, *, entropy: bool = True) -> set[str]:
     """The secret substrings of ``text`` (each a whole value to redact, e.g. the password of a URL).
 
-    Short texts are remembered: a run repeats its model names, event names and statuses on every event.
+    Short texts are remembered: a run repeats its model names, event names and statuses on every event; so are the
+    verdicts on the last long ones (``verdicts``): a payload screened again is not read again.
     """
     if len(text) < 4:
         return set()
+    if len(text) >= LONG_TEXT:
+        return set(judged(text, entropy, _judged))
+    return _judged(text, entropy)
+
+
+def _judged(text: str, entropy: bool) -> set[str]:
+    """``find_in_text`` of a text of 4+ characters, read now."""
     if text.isascii():
         if text.encode().translate(None, SHOWN_BYTES):
             return _through_controls(text, entropy)
