@@ -4,14 +4,19 @@ A decided card hides its buttons and a run's end re-renders the view's whole out
 dropped the focus to the page's body, so a keyboard or screen-reader user had to Tab through the notebook again.
 A :class:`FocusKeeper` focuses the widget chosen for it and focuses it again when the page shows it anew: the
 page counts its views (``_view_count``, which the frontend raises as it displays one), and a higher count is a
-re-rendered output. It lets go once a cell runs (the person is elsewhere) or after one such re-render.
+re-rendered output. It lets go once a cell runs (the person is elsewhere), after one such re-render, or when the
+re-render comes later than ``RESTORE_WITHIN_S`` after the decision: the kernel cannot see where the page's focus
+is, and by then a person who clicked with the mouse may be typing in another cell, which the focus must not leave.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
-__all__ = ["FocusKeeper"]
+__all__ = ["RESTORE_WITHIN_S", "FocusKeeper"]
+
+RESTORE_WITHIN_S = 5.0  # a re-render this soon after the decision is the run's end, not the person's next task
 
 
 class FocusKeeper:
@@ -20,6 +25,7 @@ class FocusKeeper:
     def __init__(self) -> None:
         self.target: Any = None
         self._shell: Any = None
+        self._moved_at = 0.0
 
     def move(self, widget: Any) -> None:
         """Focus ``widget`` now, and once more when a re-rendered output shows it (until a cell runs)."""
@@ -29,6 +35,7 @@ class FocusKeeper:
             widget.observe(self._shown, "_view_count")
             widget._view_count = 0  # the frontend counts the views it displays of it from now on
             self._listen()
+        self._moved_at = time.monotonic()
         widget.focus()
 
     def release(self) -> None:
@@ -50,7 +57,8 @@ class FocusKeeper:
         if change["owner"] is self.target and (change["new"] or 0) > (change["old"] or 0):
             target = self.target
             self.release()
-            target.focus()
+            if time.monotonic() - self._moved_at <= RESTORE_WITHIN_S:
+                target.focus()
 
     def _listen(self) -> None:
         from IPython import get_ipython
