@@ -1,18 +1,21 @@
-"""The detectors' verdicts on the last long texts read, so a payload screened again is not read again.
+"""The detectors' verdicts on long texts read before, so a payload screened again is not read again.
 
 A governed tool call's argument is screened several times before its draft is written and announced (its
 evidence, the save's last guard, the candidate event's screen): read by the detectors each time, a 10 MB argument
-held the notebook's loop 11-14 s. A text of ``LONG_TEXT``+ characters is read once; the verdict is kept with the
-text itself (a ``str`` never changes) and given for that text or an equal one (a copy read back from the draft's
-file: comparing is a ``memcmp``, reading it is the detectors' whole work), with the same ``entropy`` rule and the
-detectors' gates on or off as then (``gates.unfiltered``). What a run has learned
-plays no part: ``find_in_text`` finds by value alone, and each screen still applies the run's known values itself.
-Only the last ``KEEP`` texts are held.
+held the notebook's loop 11-14 s. A text of ``LONG_TEXT``+ characters is read once; its verdict is kept under the
+text's length and BLAKE2b digest (hashing is ~1% of a read), never with the text itself: a long text is not held
+past its screen (``gates.forget``), a secret in it least of all. A verdict is given for an equal text with the same
+``entropy`` rule and the detectors' gates on or off as then (``gates.unfiltered``). Only an exact ``str`` is looked
+up: a subclass could say it equals anything (its own ``__eq__``, its own ``encode``), so it is read each time.
+What a run has learned plays no part: ``find_in_text`` finds by value alone, and each screen still applies the
+run's known values itself. The last ``KEEP`` verdicts are held (a payload of many long fields keeps them all).
 """
 
 from __future__ import annotations
 
+import hashlib
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
 
 from .gates import filtered
@@ -20,21 +23,30 @@ from .gates import filtered
 __all__ = ["LONG_TEXT", "KEEP", "judged"]
 
 LONG_TEXT = 65_536  # characters: a text shorter is read each time (its read costs less than a millisecond or so)
-KEEP = 2  # long texts held with their verdicts (a payload's forms share their strings)
+KEEP = 1024  # verdicts held: a key and the few values found, whatever the texts' sizes
 
 _LOCK = threading.Lock()
-_KEPT: list[tuple[str, bool, bool, frozenset[str]]] = []  # (text, entropy, filtered, found), the last one first
+_KEPT: OrderedDict[tuple[int, bytes, bool, bool], frozenset[str]] = OrderedDict()  # the newest last
+
+
+def _key(text: str, entropy: bool, gated: bool) -> tuple[int, bytes, bool, bool]:
+    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=20).digest()
+    return len(text), digest, entropy, gated
 
 
 def judged(text: str, entropy: bool, judge: Callable[[str, bool], set[str]]) -> frozenset[str]:
-    """``judge(text, entropy)``, or its verdict on this very text when it was read last with the same rules."""
-    gated = filtered()
+    """``judge(text, entropy)``, or its verdict on an equal text read before with the same rules."""
+    if type(text) is not str:  # a subclass's own methods decide what it equals and how it encodes
+        return frozenset(judge(text, entropy))
+    key = _key(text, entropy, filtered())
     with _LOCK:
-        for kept, with_entropy, with_gates, found in _KEPT:
-            if (kept is text or kept == text) and with_entropy == entropy and with_gates == gated:
-                return found
+        found = _KEPT.get(key)
+        if found is not None:
+            _KEPT.move_to_end(key)
+            return found
     found = frozenset(judge(text, entropy))
     with _LOCK:
-        _KEPT.insert(0, (text, entropy, gated, found))
-        del _KEPT[KEEP:]
+        _KEPT[key] = found
+        while len(_KEPT) > KEEP:
+            _KEPT.popitem(last=False)
     return found
