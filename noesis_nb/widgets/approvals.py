@@ -21,7 +21,7 @@ from ..runtime.gate import DecisionStands
 from ..secrets import shown
 from .cards import decision_html, decision_words, pending_html, veto_decision_html, veto_html
 from .focus import FocusKeeper
-from .render import esc, short
+from .render import as_label, esc, short
 
 __all__ = ["ApprovalCard", "VetoCard", "ApprovalsPanel", "as_decision", "FOLDER_GONE"]
 
@@ -145,7 +145,7 @@ class _Card:
         with self.box.hold_sync():
             self.controls.layout.display = "none"
             self.body.value = self.body_html()
-            self.outcome.value = self.outcome_text()
+            self.outcome.value = as_label(self.outcome_text())
             self.box.add_class("nnb-decided")
             if self.decision.get("status") != "approved":
                 self.box.add_class("nnb-no")
@@ -311,7 +311,7 @@ class ApprovalsPanel:
         target = self.focus.target
         for card in self.cards.values():
             if target in (card.approve_button, card.reject_button) and not card.waiting:
-                self.focus.move(self._after(card))
+                self.focus.follow(self._after(card))
                 return
 
     def rebind(self, source: Any) -> None:

@@ -38,6 +38,14 @@ class FocusKeeper:
         self._moved_at = time.monotonic()
         widget.focus()
 
+    def follow(self, widget: Any) -> None:
+        """Move the focus on to ``widget`` if the last move was within ``RESTORE_WITHIN_S``, else let go: a draft
+        decided elsewhere long after the click must not pull the focus from where the person has gone since."""
+        if self.target is not None and time.monotonic() - self._moved_at <= RESTORE_WITHIN_S:
+            self.move(widget)
+        else:
+            self.release()
+
     def release(self) -> None:
         """Stop keeping the focus (the widget keeps it, if the page has not moved it)."""
         target, self.target = self.target, None

@@ -27,6 +27,7 @@ from .theme import PHASE_HUES, STATUS_HUES
 
 __all__ = [
     "esc",
+    "as_label",
     "label",
     "visible",
     "event_name",
@@ -99,6 +100,15 @@ def esc(value: Any) -> str:
     """HTML-escape anything (quotes too, so the result is safe in attributes), with no pile of combining marks
     (:func:`capped_marks`: a Zalgo name or message would draw over the rows around it)."""
     return html.escape(capped_marks(value if isinstance(value, str) else str(value)), quote=True)
+
+
+_NO_MATH = str.maketrans({"$": "\uff04", "\\": "\u29f5"})  # a Label's text goes through MathJax in JupyterLab
+
+
+def as_label(value: str) -> str:
+    """Text for a ``Label`` (set as text, then typeset): ``$…$``, ``\\(…\\)`` and ``\\[…\\]`` in a tool name or a
+    reason would read as math, so ``$`` and ``\\`` become their look-alikes (＄, ⧵), read the same."""
+    return capped_marks(value).translate(_NO_MATH)
 
 
 def _esc_text(value: str) -> str:
