@@ -11,7 +11,7 @@ keyboard focus goes to the next draft's Approve, else to the decided card (``foc
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import ipywidgets as w
@@ -23,7 +23,7 @@ from .cards import decision_html, decision_words, pending_html, veto_decision_ht
 from .focus import FocusKeeper
 from .render import as_label, esc, short
 
-__all__ = ["ApprovalCard", "VetoCard", "ApprovalsPanel", "as_decision", "FOLDER_GONE"]
+__all__ = ["ApprovalCard", "VetoCard", "ApprovalsPanel", "CardFocus", "as_decision", "FOLDER_GONE"]
 
 FOLDER_GONE = "folder gone"  # what closes a card whose run's folder was removed or moved away (not an ending)
 
@@ -242,6 +242,34 @@ class VetoCard(_Card):
         return self.source.reject(None, reason=reason, approver_id=self.approver_id)
 
 
+class CardFocus(FocusKeeper):
+    """Where the focus goes after a click on one of a list of cards (a view's, or an inbox's rows), in their order."""
+
+    def clicked(self, cards: Sequence[_Card], card: _Card, approve: bool) -> None:
+        """After a click on ``card``: the focus goes to the button pressed if the decision failed (the card says why),
+        else to the Approve of the next card waiting, else to this card's outcome line, which says the decision."""
+        if card.waiting:
+            self.move(card.approve_button if approve else card.reject_button)
+        else:
+            self.move(self.after(cards, card))
+
+    def keep(self, cards: Sequence[_Card]) -> None:
+        """The focus was sent to a card's button and that card was decided elsewhere or closed: move it on."""
+        target = self.target
+        for card in cards:
+            if target in (card.approve_button, card.reject_button) and not card.waiting:
+                self.follow(self.after(cards, card))
+                return
+
+    @staticmethod
+    def after(cards: Sequence[_Card], card: _Card) -> Any:
+        """The Approve of the first card waiting after ``card`` (then before it), else ``card``'s outcome line."""
+        cards = list(cards)
+        at = cards.index(card) if card in cards else 0
+        waiting = next((c for c in cards[at + 1 :] + cards[:at] if c.waiting), None)
+        return waiting.approve_button if waiting is not None else card.outcome
+
+
 class ApprovalsPanel:
     """Cards for every draft seen so far and for a paused veto; decisions made anywhere update them."""
 
@@ -249,7 +277,7 @@ class ApprovalsPanel:
         self.source, self.approver_id, self._on_decided = source, approver_id_from_env(approver_id), on_decided
         self.cards: dict[str, _Card] = {}
         self.box = w.VBox([])
-        self.focus = FocusKeeper()
+        self.focus = CardFocus()
 
     def sync(
         self,
@@ -292,27 +320,10 @@ class ApprovalsPanel:
         self._keep_focus()
 
     def _clicked(self, card: _Card, approve: bool) -> None:
-        """After a click on ``card``: the focus goes to the button pressed if the decision failed (the card says why),
-        else to the Approve of the next card waiting, else to this card, whose heading says the decision."""
-        if card.waiting:
-            self.focus.move(card.approve_button if approve else card.reject_button)
-        else:
-            self.focus.move(self._after(card))
-
-    def _after(self, card: _Card) -> Any:
-        """The Approve of the first card waiting after ``card`` (then before it), else ``card`` itself."""
-        cards = list(self.cards.values())
-        at = cards.index(card) if card in cards else 0
-        waiting = next((c for c in cards[at + 1 :] + cards[:at] if c.waiting), None)
-        return waiting.approve_button if waiting is not None else card.outcome
+        self.focus.clicked(list(self.cards.values()), card, approve)
 
     def _keep_focus(self) -> None:
-        """The focus was sent to a card's button and that card was decided elsewhere or closed: move it on."""
-        target = self.focus.target
-        for card in self.cards.values():
-            if target in (card.approve_button, card.reject_button) and not card.waiting:
-                self.focus.follow(self._after(card))
-                return
+        self.focus.keep(list(self.cards.values()))
 
     def rebind(self, source: Any) -> None:
         self.source = source

@@ -100,6 +100,7 @@ class _Row:
     body: Any
     reason: Any
     controls: Any
+    outcome: Any
     status: Any
     decision: dict[str, Any] | None
     ended: str | None
@@ -116,7 +117,7 @@ class _Row:
         self.reason.layout.width = "150px"
         self.controls.layout.flex = "0 0 auto"
         line = w.HBox([self.check, self.body, self.controls], layout=w.Layout(align_items="center", flex_flow="row wrap"))
-        self.box.children = (line, self.status)
+        self.box.children = (line, self.outcome, self.status)  # the card's outcome line: where the focus goes once decided
         self.box.add_class("nnb-ib-row")
 
     on_click: Callable[[], None] | None = None  # the inbox's: a row's own decision is its last action (``announce``)
@@ -152,16 +153,30 @@ class _Row:
 
 
 class DraftRow(_Row, ApprovalCard):
-    def __init__(self, item: InboxItem, *, approver_id: str, on_decided: Callable[[], None] | None = None):
+    def __init__(
+        self,
+        item: InboxItem,
+        *,
+        approver_id: str,
+        on_decided: Callable[[], None] | None = None,
+        on_clicked: Callable[[Any, bool], None] | None = None,
+    ):
         self.item = item
-        super().__init__(item.source, item.pending, approver_id=approver_id, on_decided=on_decided)
+        super().__init__(item.source, item.pending, approver_id=approver_id, on_decided=on_decided, on_clicked=on_clicked)
         self._with_checkbox()
 
 
 class VetoRow(_Row, VetoCard):
-    def __init__(self, item: InboxItem, *, approver_id: str, on_decided: Callable[[], None] | None = None):
+    def __init__(
+        self,
+        item: InboxItem,
+        *,
+        approver_id: str,
+        on_decided: Callable[[], None] | None = None,
+        on_clicked: Callable[[Any, bool], None] | None = None,
+    ):
         self.item = item
-        super().__init__(item.source, item.governance, approver_id=approver_id, on_decided=on_decided)
+        super().__init__(item.source, item.governance, approver_id=approver_id, on_decided=on_decided, on_clicked=on_clicked)
         self._with_checkbox()
 
 
@@ -171,9 +186,11 @@ def make_row(
     approver_id: str,
     on_decided: Callable[[], None] | None = None,
     on_click: Callable[[], None] | None = None,
+    on_clicked: Callable[[Any, bool], None] | None = None,
 ) -> DraftRow | VetoRow:
+    """A row for ``item``; ``on_click`` comes before a row's own decision, ``on_clicked`` after a click on its buttons."""
     kind = DraftRow if item.pending is not None else VetoRow
-    row = kind(item, approver_id=approver_id, on_decided=on_decided)
+    row = kind(item, approver_id=approver_id, on_decided=on_decided, on_clicked=on_clicked)
     row.on_click = on_click
     return row
 

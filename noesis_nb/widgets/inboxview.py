@@ -26,7 +26,7 @@ from ..runtime.inbox import PendingScan
 from ..runtime.inboxitems import InboxItem, decision_of
 from ..secrets import shown
 from ..store.vocab import TERMINAL_STATUSES
-from .approvals import FOLDER_GONE
+from .approvals import FOLDER_GONE, CardFocus
 from .bundle import SnapshotOutput, css_widget
 from .coalesce import Coalescer
 from .inboxrows import ResumeRow, decided_words, item_html, make_row
@@ -68,6 +68,8 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
         self._resume_rows: dict[str, ResumeRow] = {}
         self._confirming: tuple[bool, list[str]] | None = None
         self._bulk = False  # deciding many rows: one refresh at the end
+        self._rows_at_click: list[Row] = []  # the rows when a row's own decision came, in their order
+        self.focus = CardFocus()  # where the keyboard focus goes after a click on a row
         self._lock = threading.RLock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Future[Any] | None = None
@@ -178,7 +180,8 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
                         item,
                         approver_id=self.approver_id,
                         on_decided=functools.partial(self._row_decided, item.key),
-                        on_click=self._clear_message,
+                        on_click=self._row_decides,
+                        on_clicked=self._row_clicked,
                     )
             for key, row in list(self.rows.items()):
                 if row.decision is None and key not in live:
@@ -228,10 +231,18 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
                 self.message.value = f'<span class="nnb-muted">{esc(decided_words(row))}</span>'
             self.refresh()
 
-    def _clear_message(self) -> None:
-        """A row's own button was clicked: what the inbox said of an earlier action is no longer the last word."""
+    def _row_decides(self) -> None:
+        """A row's own decision comes (its button): what the inbox said of an earlier action is no longer the last
+        word, and the rows as they stand say which comes after it once it has left them (``_row_clicked``)."""
         if self.message.value:
             self.message.value = ""
+        self._rows_at_click = list(self.rows.values())
+
+    def _row_clicked(self, row: Row, approve: bool) -> None:
+        """After a click on a row's button, as on the view's cards: the focus goes to the next row waiting, else to
+        the row's outcome line, or back to the button pressed if the decision failed (never to the page's body)."""
+        rows, self._rows_at_click = self._rows_at_click, []
+        self.focus.clicked(rows if row in rows else list(self.rows.values()), row, approve)
 
     def _said_resume(self, html: str) -> None:
         """A Resume ended (here, or on the loop later): its line is the inbox's last word (``html`` is escaped)."""
@@ -318,6 +329,7 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
         self._coalescer.closed = True
         if self._task is not None:
             self._task.cancel()
+        self.focus.release()
         for row in [*self.rows.values(), *self.decided]:
             row.box.close()
         super().close()

@@ -146,3 +146,50 @@ def test_two_drafts_approved_from_the_keyboard_one_after_the_other(lab: dict[str
     focus = _lands_on_decision(page, "the focus on the last decided card after the run's end")
     assert focus["view"] == "unmarked" and "notes.w1" in focus["text"], focus
     assert focus["ring"] >= 2, f"the decided card shows no ring in {theme}: {focus}"
+
+
+# the focused element in the inbox: its row (by its draft's tool), its text, how its ring shows
+_INBOX_FOCUS = r"""() => {
+  const a = document.activeElement, inbox = a && a.closest('.noesis-nb-inbox'), row = a && a.closest('.nnb-ib-row');
+  const ringed = a && a.classList.contains('nnb-outcome') ? row : a;
+  const s = ringed ? getComputedStyle(ringed) : null;
+  return {tag: a ? a.tagName : null, text: a ? a.textContent.trim().slice(0, 120) : '', inbox: !!inbox,
+          row: row ? (row.textContent.match(/notes\.w\d/) || [null])[0] : null,
+          outcome: !!(a && a.classList.contains('nnb-outcome')),
+          ring: s && s.outlineStyle !== 'none' ? parseFloat(s.outlineWidth) : 0};
+}"""
+
+
+def _inbox_focus_on(page: Any, what: str, ok: Any) -> dict[str, Any]:
+    try:
+        return dict(wait(lambda: (lambda f: f if ok(f) else None)(page.evaluate(_INBOX_FOCUS)), 30, what))
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}; the focus is on {page.evaluate(_INBOX_FOCUS)}") from None
+
+
+def test_two_drafts_approved_from_the_keyboard_in_the_inbox(lab: dict[str, Any], page: Any) -> None:
+    """The inbox's rows, as the view's cards: the first row's Enter takes the focus to the second's Approve, whose
+    Enter takes it to that row's outcome line (a decided row leaves the waiting list, its buttons with it)."""
+    runs = lab["tmp"] / "runs-focus-inbox"
+    cells = _cells(runs)
+    paused = 'two = noesis_nb.start("write two notes", using=notes, approver="ask", runs_dir=RUNS)\nawait two'
+    (lab["root"] / "focus-inbox.ipynb").write_text(json.dumps(notebook([cells[0], paused, "ib = noesis_nb.inbox(RUNS)"])))
+    open_notebook(page, lab["base"], lab["token"], "focus-inbox.ipynb")
+    set_theme(page, LIGHT)
+    run_all(page)
+    page.wait_for_function(ALL_RAN, timeout=90_000)
+    inbox = page.locator(".noesis-nb-inbox").first
+    inbox.get_by_text("2 drafts waiting in 1 run").wait_for(timeout=60_000)
+    rows = inbox.locator(".nnb-ib-row")
+    first, second = (re.search(r"notes\.w\d", rows.nth(i).inner_text()).group(0) for i in range(2))  # type: ignore[union-attr]
+    button(rows.nth(0), "Approve").focus()
+    page.keyboard.press("Enter")
+    focus = _inbox_focus_on(page, "the second row's Approve", lambda f: f["row"] == second and f["text"] == "Approve")
+    assert focus["ring"] >= 2, f"the focused Approve shows no ring: {focus}"
+    page.keyboard.press("Enter")  # the keyboard decides the second draft from where the focus went
+    focus = _inbox_focus_on(page, "the decided row's outcome line", lambda f: f["outcome"] and "approved by" in f["text"])
+    assert focus["inbox"] and focus["row"] == second and second in focus["text"], focus
+    assert first != second
+    assert focus["ring"] >= 2, f"the decided row shows no ring: {focus}"
+    inbox.get_by_text("nothing waits for a decision").wait_for(timeout=30_000)
+    assert page.evaluate(_INBOX_FOCUS)["outcome"], page.evaluate(_INBOX_FOCUS)  # still there once the inbox settled
