@@ -14,7 +14,6 @@ import logging
 import pickle
 import secrets
 import string
-import sys
 import threading
 import time
 import traceback
@@ -24,6 +23,7 @@ from typing import Any
 import pytest
 
 import noesis_nb
+from tests.callcount import counting_calls
 
 _ALNUM = string.ascii_letters + string.digits
 KEY = "sk-proj-" + "".join(secrets.choice(_ALNUM) for _ in range(40))
@@ -127,19 +127,10 @@ def _shown_with_calls(tmp_path: Path, entries: int) -> tuple[Any, dict[str, str]
     """An error raised with a dict of ``entries`` fields and a key, as printed, and the calls printing it made."""
     data = {f"field_{i}": f"value {i}" for i in range(entries)} | {"api_key": KEY}
     handle = _run(tmp_path / str(entries), ValueError(data))
-    calls = 0
-
-    def count(frame: Any, event: str, arg: Any) -> None:
-        nonlocal calls
-        calls += event in ("call", "c_call")
-
-    sys.setprofile(count)
-    try:
+    with counting_calls() as made:
         error = handle.error
         printed = "".join(traceback.format_exception(error)) + repr(error) + str(error)
-    finally:
-        sys.setprofile(None)
-    return error, data, printed, calls
+    return error, data, printed, made[0]
 
 
 def test_a_10000_entry_argument_is_shown_in_bounded_work_and_kept(tmp_path: Path) -> None:
@@ -150,8 +141,8 @@ def test_a_10000_entry_argument_is_shown_in_bounded_work_and_kept(tmp_path: Path
     error, data, printed, calls = _shown_with_calls(tmp_path, 10_000)
     # read whole, 10,000 entries take over a million calls (1,000 take ~165,000); what the process learned
     # before (other tests' secrets, each with its written forms) changes the head's cost (~60,000 alone, ~103,000
-    # after the rest of tests/secrets), not its bound
-    assert calls < 200_000, calls
+    # after the rest of tests/secrets, ~263,000 after the wrapped-key tests' many keys), not its bound
+    assert calls < 400_000, calls
     assert _shown_with_calls(tmp_path, 100_000)[3] <= 2 * calls
     assert error.args[0] is data and _leaked(printed) == []
     assert len(printed) < len(repr(data))  # shown cut, not whole

@@ -8,14 +8,13 @@ from __future__ import annotations
 import json
 import random
 import string
-import sys
 import textwrap
-from typing import Any
 
 import pytest
 
 from noesis_nb.secrets import redact, shown
 from noesis_nb.secrets.guard import RunSecrets
+from tests.callcount import counting_calls
 
 _R = random.Random(7)
 _ALNUM = string.ascii_letters + string.digits
@@ -84,18 +83,9 @@ def test_text_holding_no_key_is_kept_whole(text):
 
 def _screen_calls(text: str) -> int:
     """The calls screening ``text`` makes (counted, not timed: a busy machine slows every call alike)."""
-    calls = 0
-
-    def count(frame: Any, event: str, arg: Any) -> None:
-        nonlocal calls
-        calls += event in ("call", "c_call")
-
-    sys.setprofile(count)
-    try:
+    with counting_calls() as made:
         RunSecrets("").screen({"text": text})
-    finally:
-        sys.setprofile(None)
-    return calls
+    return made[0]
 
 
 def test_lines_starting_like_a_key_cost_linear_time():

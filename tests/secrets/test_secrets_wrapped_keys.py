@@ -26,6 +26,7 @@ from noesis_nb import DiskRun
 from noesis_nb.secrets import redact, shown
 from noesis_nb.secrets.guard import RunSecrets
 from noesis_nb.secrets.wrapped import wrapped_keys
+from tests.callcount import counting_calls
 from tests.hardening.secret_corpus import run_files
 from tests.hardening.test_secrets import _surfaces
 
@@ -297,18 +298,9 @@ def test_a_line_shorter_than_a_line_above_it_ends_a_wrapped_key() -> None:
 
 def _calls(text: str) -> int:
     """The calls ``wrapped_keys(text)`` makes (counted, not timed: a busy machine slows every call alike)."""
-    calls = 0
-
-    def count(frame: Any, event: str, arg: Any) -> None:
-        nonlocal calls
-        calls += event in ("call", "c_call")
-
-    sys.setprofile(count)
-    try:
+    with counting_calls() as made:
         wrapped_keys(text)
-    finally:
-        sys.setprofile(None)
-    return calls
+    return made[0]
 
 
 @pytest.mark.parametrize("escaped", [False, True])
