@@ -106,6 +106,21 @@ class _Row:
     ended: str | None
     _said = False  # this row's own decision is being shown: read it out
 
+    def _as_row(
+        self,
+        item: InboxItem,
+        subject: Any,
+        *,
+        approver_id: str,
+        on_decided: Callable[[], None] | None = None,
+        on_clicked: Callable[[Any, bool], None] | None = None,
+    ) -> None:
+        """Build the card of ``subject`` (a draft or a veto) as a row of the inbox."""
+        self.item = item
+        card: Any = super()
+        card.__init__(item.source, subject, approver_id=approver_id, on_decided=on_decided, on_clicked=on_clicked)
+        self._with_checkbox()
+
     def _with_checkbox(self) -> None:
         """One line: the box, what is asked, then the card's buttons and reason (the status line under it)."""
         name = check_name(self.item)  # the box's name; the stylesheet hides it from the eye
@@ -153,31 +168,13 @@ class _Row:
 
 
 class DraftRow(_Row, ApprovalCard):
-    def __init__(
-        self,
-        item: InboxItem,
-        *,
-        approver_id: str,
-        on_decided: Callable[[], None] | None = None,
-        on_clicked: Callable[[Any, bool], None] | None = None,
-    ):
-        self.item = item
-        super().__init__(item.source, item.pending, approver_id=approver_id, on_decided=on_decided, on_clicked=on_clicked)
-        self._with_checkbox()
+    def __init__(self, item: InboxItem, **card: Any):
+        self._as_row(item, item.pending, **card)
 
 
 class VetoRow(_Row, VetoCard):
-    def __init__(
-        self,
-        item: InboxItem,
-        *,
-        approver_id: str,
-        on_decided: Callable[[], None] | None = None,
-        on_clicked: Callable[[Any, bool], None] | None = None,
-    ):
-        self.item = item
-        super().__init__(item.source, item.governance, approver_id=approver_id, on_decided=on_decided, on_clicked=on_clicked)
-        self._with_checkbox()
+    def __init__(self, item: InboxItem, **card: Any):
+        self._as_row(item, item.governance, **card)
 
 
 def make_row(
