@@ -153,8 +153,9 @@ def episode_timeline(events: pd.DataFrame, episode_id: str | None = None, *, tit
         barmode="overlay",
         height=max(380, 24 * rows_shown + 160),
         xaxis=dict(type="date", title=dict(text="time (UTC)", standoff=18)),
+        # no axis title: its ticks name the phases (the legend too), and in a 700 px notebook the title's 28 px,
+        # beside the widest phase name, left the data under 70% of the figure's width
         yaxis=dict(
-            title=dict(text="phase", standoff=12),
             autorange="reversed",
             categoryorder="array",
             categoryarray=[*phase_axis, *MARK_ROWS.values()],
