@@ -22,6 +22,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .exact import exact_all
 from .joined import chunk_texts, split_secrets
 from .known import for_text
 from .names import REDACTED_VALUE, hunted, is_secret_key, names_no_value, vocabulary_token
@@ -236,13 +237,19 @@ def _walk(value: Any, path: Path, entropy: bool, out: list[Hit]) -> None:
         out.append(Hit(path, (), True))
         return
     if isinstance(value, str):
+        if type(value) is not str:
+            raise _NotExact
         found = find_in_text(value, entropy=entropy)
         if found:
             out.append(Hit(path, tuple(sorted(found, key=len, reverse=True)), False))
     elif isinstance(value, Mapping):
+        if type(value) is not dict and isinstance(value, dict):
+            raise _NotExact
         named = _named_value(value)
         for key, item in value.items():
             if isinstance(key, str):  # a secret used as a name: a token as a dict key
+                if type(key) is not str:
+                    raise _NotExact
                 in_key = find_in_text(key, entropy=entropy)
                 if in_key:
                     out.append(Hit(path + (key,), tuple(sorted(in_key, key=len, reverse=True)), False, key=True))
@@ -251,6 +258,8 @@ def _walk(value: Any, path: Path, entropy: bool, out: list[Hit]) -> None:
             else:
                 _walk(item, path + (key,), entropy and not _opaque(key), out)
     elif isinstance(value, (list, tuple)):
+        if type(value) is not list and type(value) is not tuple:
+            raise _NotExact
         items = list(value)
         positional = _argv_hits(items, path) if any(isinstance(v, str) for v in items) else {}
         if _pair_hit(items, path):
@@ -279,11 +288,25 @@ def learned(hits: Iterable[Hit]) -> Iterator[str]:
         yield from (v for v in hit.values if hunted(v, name))
 
 
+class _NotExact(Exception):
+    """A ``str``, ``dict``, ``list`` or ``tuple`` subclass met by ``_walk``: its own methods may hide what it holds."""
+
+
 def scan(value: Any, *, entropy: bool = True) -> list[Hit]:
     """Every secret in ``value`` (a str, or JSON-like data)."""
+    return _scanned(value, entropy)[1]
+
+
+def _scanned(value: Any, entropy: bool) -> tuple[Any, list[Hit]]:
+    """``(value, its hits)``; a value holding a subclass (``_NotExact``) is read, and given back, as the JSON
+    writers read it (``exact_all``): the hits' paths are in that copy. Exact data pays one type test a node."""
     out: list[Hit] = []
-    _walk(value, (), entropy, out)
-    return out
+    try:
+        _walk(value, (), entropy, out)
+    except _NotExact:
+        value, out = exact_all(value), []
+        _walk(value, (), entropy, out)
+    return value, out
 
 
 def _replace(text: str, values: Iterable[str]) -> str:
@@ -324,7 +347,7 @@ def redact(value: Any, *, entropy: bool = True, keep: str = "") -> tuple[Any, li
     ``keep``: a public word kept whole wherever it stands as itself (a run's own id, its folder's name: on disk in
     clear). A value found inside it is no secret there; a value that runs on past it (the id the head of a longer
     key) is replaced with it, as without ``keep``. Whole leaves a secret's name marks are replaced all the same."""
-    hits = scan(value, entropy=entropy)
+    value, hits = _scanned(value, entropy)
     if keep and hits:
         hits = [h for h in (_outside(value, h, keep) for h in hits) if h is not None]
     if not hits:

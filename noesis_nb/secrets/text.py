@@ -42,6 +42,7 @@ from .disguise import (
     unescape,
     written_end,
 )
+from .exact import exact
 from .gates import Gate, forget
 from .joined import chunk_texts
 from .known import for_text
@@ -287,10 +288,10 @@ def flat_might_contain(payload: Mapping[str, Any]) -> bool | None:
     if _NAMED_PLAINLY.issuperset(payload):  # every key judged before and none secret-named (a model call's): a number,
         return _flat_plain_keys(payload)  # a bool or None is then cleared by its type alone
     for key, value in payload.items():
+        if type(key) is not str:  # (a ``str`` subclass may pass for a key judged before: its own ``__eq__``)
+            return None
         verdict = _KEY_VERDICTS.get(key)
         if verdict is None:
-            if type(key) is not str:
-                return None
             verdict = _key_verdict(key)
             if verdict is None:  # a key is text too (a token used as a name): not cached, it ends the test
                 return True
@@ -332,6 +333,8 @@ def _flat_plain_keys(payload: Mapping[str, Any]) -> bool | None:
     """``flat_might_contain`` for a payload whose keys are all in ``_NAMED_PLAINLY`` (none secret-named): the same
     tests in the same order, without looking up the verdict of a key whose value is a number, a bool or None."""
     for key, value in payload.items():
+        if type(key) is not str:  # a ``str`` subclass passes for a plain key by its own ``__eq__`` and ``__hash__``
+            return None
         kind = type(value)
         if kind is str:
             if not value.isascii() and _SURROGATE.search(value) is not None:
@@ -708,8 +711,11 @@ def find_in_text(text: str, *, entropy: bool = True) -> set[str]:
     """The secret substrings of ``text`` (each a whole value to redact, e.g. the password of a URL).
 
     Short texts are remembered: a run repeats its model names, event names and statuses on every event; so are the
-    verdicts on the last long ones (``verdicts``): a payload screened again is not read again.
+    verdicts on the last long ones (``verdicts``): a payload screened again is not read again. A ``str`` subclass is
+    read as written (``exact``): its own methods could hide its characters.
     """
+    if type(text) is not str:
+        text = exact(text)
     if len(text) < 4:
         return set()
     if len(text) >= LONG_TEXT:
