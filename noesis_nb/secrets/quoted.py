@@ -17,6 +17,7 @@ from typing import Any
 from .._safetext import capped_marks, safe_repr
 from ..errors import guessed, redact_with
 from .display import SCAN_MARGIN, shown, shown_cut
+from .exact import exact
 from .guard import known_shown
 from .names import REDACTED_VALUE
 from .public_ids import public_id
@@ -146,7 +147,7 @@ def keys_hidden(text: str) -> str:
 
 def quoted_text(text: str, limit: int = 80) -> str:
     """``text`` redacted (``shown``), its key-like words replaced, then cut to ``limit`` characters (unquoted)."""
-    return shown_cut(keys_hidden(text[: limit + SCAN_MARGIN]), limit)
+    return shown_cut(keys_hidden(exact(text)[: limit + SCAN_MARGIN]), limit)
 
 
 def quoted(value: Any, limit: int = 200) -> str:
@@ -160,6 +161,7 @@ def quoted(value: Any, limit: int = 200) -> str:
 
 def _quoted(value: Any, limit: int) -> str:
     if isinstance(value, str):
+        value = exact(value)  # a subclass's own ``__eq__`` would say its redacted text is itself, and be quoted whole
         # an id in capitals with a slip or two, or all in small letters (``show(h.episode_id.lower())``)
         lower = sum(map(str.islower, value[-26:]))
         if _NEAR_ULID.fullmatch(value) and (lower <= 2 or value[-26:] == value[-26:].lower()) and value not in known_shown():

@@ -16,7 +16,7 @@ import pytest
 
 import noesis_nb
 from noesis_nb.scripted import ScriptedModel
-from noesis_nb.secrets import find_in_text, redact
+from noesis_nb.secrets import find_in_text, quoted, redact
 from noesis_nb.widgets import EpisodeView
 from noesis_nb.widgets.render import row_html
 
@@ -169,3 +169,13 @@ def test_a_dict_or_list_subclass_hiding_its_items_never_reaches_the_disk(tmp_pat
     assert _leaks(tmp_path) == []
     redacted, _ = redact({"a": HidingDict({"hidden": AWS}), "b": HidingList([AWS])})
     assert AWS.encode() not in _json(redacted)
+
+
+@pytest.mark.parametrize("cls", HOSTILE, ids=IDS)
+def test_a_message_quoting_a_subclass_names_no_token(cls: type[str]) -> None:
+    """``quoted`` names a bad value in an error message: a subclass saying it equals its redacted text was quoted
+    whole, token and all."""
+    for token in TOKENS:
+        text = hostile_text(cls, token)
+        for message in (quoted(text, 200), quoted(text, 20), quoted([text], 200), quoted({text: 1}, 200)):
+            assert token[4:] not in str.__str__(message)
