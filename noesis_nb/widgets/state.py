@@ -239,6 +239,7 @@ def format_seconds(seconds: float | None) -> str:
     """A duration as people read one: ``12.5 s``, ``2 min 03.0 s``, ``3 h 05 min``, ``702 d 7 h`` (``—``: unknown)."""
     if seconds is None or seconds != seconds:
         return "—"
+    seconds = round(seconds, 1) + 0.0  # rounded before it is split: 59.96 s reads 1 min 00.0 s, never 60.0 s (+ 0.0: no -0.0)
     if seconds < 60:
         return f"{seconds:.1f} s"
     if seconds < 3600:

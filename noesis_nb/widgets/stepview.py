@@ -118,7 +118,7 @@ def format_seconds(seconds: float | None) -> str:
     """A step's duration: milliseconds under a second, else as the header says one (``state.format_seconds``)."""
     if seconds is None:
         return "?"
-    if seconds < 1:
+    if round(seconds * 1000) < 1000:  # 0.9996 s reads 1.0 s, never 1000 ms
         return f"{seconds * 1000:.0f} ms"
     return header_seconds(seconds)
 
