@@ -9,6 +9,7 @@ from typing import Any, TypeVar, overload
 import orjson
 
 from .environ import environ_secrets
+from .exact import exact
 from .guard import RunSecrets, known_shown, run_ids, scrub_text
 from .known import for_text
 from .names import REDACTED_VALUE
@@ -33,7 +34,11 @@ def shown(text: object) -> object:
 
     Anything that is not a string (None, a number) is returned as it is.
     """
-    if not isinstance(text, str) or not text:
+    if not isinstance(text, str):
+        return text
+    if type(text) is not str:  # a subclass's own methods could hide what a view writes of it
+        text = exact(text)
+    if not text:
         return text
     known = known_shown()  # (and the environment's secrets)
     if known:
@@ -53,7 +58,7 @@ def shown_start(text: str, limit: int) -> str:
     Only those and ``SCAN_MARGIN`` more are scanned: a secret that starts in the kept part ends in
     the scanned one, and a 200 MB line is not searched for minutes to show a few thousand characters.
     """
-    return shown(text[: limit + SCAN_MARGIN])
+    return shown(exact(text)[: limit + SCAN_MARGIN] if isinstance(text, str) else text)
 
 
 def shown_cut(text: str, limit: int) -> str:

@@ -45,6 +45,7 @@ from .disguise import (
     written_end,
 )
 from .environ import environ_secrets
+from .exact import exact, exact_all
 from .forms import written_forms
 from .joined import chunk_texts, split_secrets
 from .known import SEARCHED, Known, for_text, replaced, spans
@@ -87,7 +88,8 @@ class RunSecrets:
         when written (``written_forms``: JSON-escaped, ``repr``'d, percent-encoded…; not with ``forms=False``, for
         values that are such forms already); True when one is new. The new ones are kept for every run of the process
         (``shared``), unless ``shared=False`` (the environment's, which every run learns as it starts)."""
-        new = {v for v in values if isinstance(v, str) and len(v) >= MIN_HUNTED and "REDACTED" not in v and hunted(v)}
+        values = [exact(v) for v in values if isinstance(v, str)]  # (a subclass: its characters, as written)
+        new = {v for v in values if len(v) >= MIN_HUNTED and "REDACTED" not in v and hunted(v)}
         new = {v for v in new if not _in_names(v, self._names)}  # (``name_shown``)
         # a value holding a character read as another (``ś``, ``\u3000``, a zero-width space) is hunted as it reads too:
         # text is searched as it reads once written in a disguise (``_scrub_escaped``), where the value as written is not
@@ -234,7 +236,10 @@ class RunSecrets:
     # -- the event hot path ---------------------------------------------------------------------
     def screen(self, payload: dict[str, Any], *, event_id: str | None = None, phase: str = "") -> Any:
         """The payload to write for an event: a copy, with secrets redacted when there are any. Given the event's
-        id, a streamed piece (an event holding one chunk's text) is also read joined with the pieces before it."""
+        id, a streamed piece (an event holding one chunk's text) is also read joined with the pieces before it.
+        A ``str`` subclass in it is judged, and written, as the exact ``str`` of its characters (``exact``)."""
+        if type(payload) is not dict:  # a dict subclass may hide its items behind its own methods
+            payload = exact_all(payload)
         # (the screen of every event written: its tests are made here, not in a helper, one call fewer per event)
         # a large flat payload of plain values (a model call's) is judged value by value, without its JSON: its
         # keys alone (``cache_write_input_tokens``) would fail the whole-text prefilter; a small one passes it faster
@@ -297,6 +302,8 @@ class RunSecrets:
         known = self._known
         if not known.levels:
             return text
+        if type(text) is not str:
+            text = exact(text)
         if self._in_own and self._own in text:  # a learned value stands inside the id: the id itself is kept whole
             return self._own.join(scrub_text(piece, known) for piece in text.split(self._own))
         return scrub_text(text, known)
@@ -314,8 +321,8 @@ class RunSecrets:
         if isinstance(value, str):
             return self.scrub_text(value)
         if isinstance(value, (Mapping, list, tuple)) and not self._may_hold(value):
-            return _as_scrubbed(value)
-        return self._scrub(value)
+            return _as_scrubbed(value)  # (judged by its JSON text: a subclass's real characters)
+        return self._scrub(exact_all(value))  # its strings read as written, not through a subclass's methods
 
     def _may_hold(self, value: Any) -> bool:
         """Whether scrubbing ``value`` may change a string of it: its JSON text holds the escaped first characters of
@@ -563,6 +570,8 @@ def scrub_text(text: str, values: Iterable[str] | Known) -> str:
     character escapes (``\\u0048\\u0075…``, a character past U+FFFF as a surrogate pair).
 
     The text is read once for all the values (``known``), however many there are."""
+    if type(text) is not str:
+        text = exact(text)
     if not isinstance(values, Known):
         values = tuple(values)
         small = len(values) * len(text) <= SEARCHED  # bounded work searched value by value, the cache kept
