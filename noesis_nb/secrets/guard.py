@@ -142,7 +142,7 @@ class RunSecrets:
         """Take every value kept as compiled (``shared_known``), with those this run knows (the environment's); False
         when one is no value for this run (its id, or one holding it: ``learn`` splits it) and nothing was taken."""
         known, count = shared_known()
-        if not count:
+        if not known.values:
             return False
         own = self._own  # a value inside the id, or holding it: ``learn`` leaves it out or splits it
         if own and (known.found_in(own) or (len(own) >= 16 and "\0".join(known.values).find(own) >= 0)):

@@ -28,6 +28,7 @@ _BUILD_LOCK = threading.Lock()
 _KNOWN = Known()  # the first ``_BUILT`` values compiled, made when a new run asks (``shared_known``)
 _BUILT = 0
 count = 0  # places of values kept: a run that took as many has them all (read without the lock, on the event path)
+_base = 0  # the place of ``_VALUES[0]``: places only grow, so a run's count stays true once ``_forget`` empties the list
 _version = 0  # bumped whenever a value is kept or dropped
 _dropped = 0  # bumped whenever values are dropped (``unshare``)
 
@@ -53,8 +54,8 @@ def share(values: Iterable[str]) -> None:
             _SEEN.add(value)
             _VALUES.append(value)
             _chars += len(value)
-        if count != len(_VALUES):
-            count, _version = len(_VALUES), _version + 1
+        if count != _base + len(_VALUES):
+            count, _version = _base + len(_VALUES), _version + 1
 
 
 def unshare(values: Iterable[str]) -> None:
@@ -70,14 +71,14 @@ def unshare(values: Iterable[str]) -> None:
                 _VALUES[i] = ""  # (the places stay: each run counts what it took by them)
         _SEEN.difference_update(dropped)
         _chars -= sum(map(len, dropped))
-        _KNOWN, _BUILT = Known(), 0  # made again, without them, when a new run asks
+        _KNOWN, _BUILT = Known(), _base  # made again, without them, when a new run asks
         _version, _dropped = _version + 1, _dropped + 1
 
 
 def shared_since(count: int) -> tuple[list[str], int]:
     """The values kept after the first ``count``, and how many places there are now."""
     with _LOCK:
-        return [v for v in _VALUES[count:] if v], len(_VALUES)
+        return [v for v in _VALUES[max(count - _base, 0) :] if v], _base + len(_VALUES)
 
 
 def learned_version() -> int:
@@ -97,7 +98,7 @@ def shared_known() -> tuple[Known, int]:
     global _KNOWN, _BUILT
     with _BUILD_LOCK:  # (one compiles; ``share`` goes on meanwhile)
         with _LOCK:
-            known, built, values = _KNOWN, _BUILT, _VALUES[_BUILT:]
+            known, built, values = _KNOWN, _BUILT, _VALUES[max(_BUILT - _base, 0) :]
         if values:
             known = known.plus(v for v in values if v)
             with _LOCK:
@@ -108,9 +109,10 @@ def shared_known() -> tuple[Known, int]:
 def _forget() -> None:
     """Drop every value kept (tests: each starts as a fresh process would). The places stay, as in ``unshare``: a run
     made before counts what it took by them."""
-    global _chars, _full, _KNOWN, _BUILT, _version, _dropped
+    global _chars, _full, _KNOWN, _BUILT, _version, _dropped, _base
     with _BUILD_LOCK, _LOCK:
-        _VALUES[:] = [""] * len(_VALUES)
+        _base += len(_VALUES)
+        _VALUES.clear()
         _SEEN.clear()
-        _chars, _full, _KNOWN, _BUILT = 0, False, Known(), 0
+        _chars, _full, _KNOWN, _BUILT = 0, False, Known(), _base
         _version, _dropped = _version + 1, _dropped + 1
