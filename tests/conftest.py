@@ -15,9 +15,11 @@ except ImportError:  # a venv made for one test (tests/test_ipykernel629.py) run
 
 # property tests check what the code does, not how fast: hypothesis's default deadline (200 ms an example) failed a
 # test as flaky whenever a busy machine paused the process during one example. Speed is measured in benchmarks/
+# Under CI (the CI variable set, as .ci/run sets it) hypothesis's own "ci" profile: no deadline either, and the
+# examples drawn from each test's name, so one commit's run is the next one's; elsewhere each run explores anew
 if settings is not None:
     settings.register_profile("noesis_nb", deadline=None)
-    settings.load_profile("noesis_nb")
+    settings.load_profile("ci" if os.environ.get("CI") else "noesis_nb")
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures"  # byte-for-byte copies of runs Noēsis itself wrote
