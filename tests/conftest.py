@@ -55,12 +55,8 @@ def _config_outside_home(_cache_dir: Path) -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def _isolated_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, _cache_dir: Path):
-    """Every test starts with default settings, no NOESIS_* environment, its own cwd, a cache dir outside home, and
-    no secret value learned by an earlier test's runs (``secrets.shared``: as a fresh kernel starts)."""
+    """Every test starts with default settings, no NOESIS_* environment, its own cwd, and a cache dir outside home."""
     from noesis_nb import config
-    from noesis_nb.secrets import shared
-
-    shared._forget()
 
     for key in list(os.environ):
         if key.startswith("NOESIS_"):

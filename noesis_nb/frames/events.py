@@ -15,7 +15,6 @@ from ..errors import InvalidOptionError
 from ..secrets.display import environ_hidden
 from ..secrets.environ import environ_secrets
 from ..secrets.quoted import keys_hidden, quoted
-from ..secrets.shared import learned_version
 from ..store.phases import KNOWN_PHASES
 from . import _arrays
 from .columns import EVENT_COLUMNS, Column, check_columns
@@ -45,8 +44,8 @@ def _environ_hidden_payloads(column: Any) -> Any:
     """``column`` (the loaded payloads) with this process's environment secrets hidden, or None when it holds none
     (``environ_hidden``: what runs written here hold of them), remembered for the same column and environment."""
     global _hidden_memo
-    env = (environ_secrets(), learned_version())  # (and the values this process's runs learned)
-    if _hidden_memo[0] is column and _hidden_memo[1] == env:
+    env = environ_secrets()
+    if _hidden_memo[0] is column and _hidden_memo[1] is env:
         return _hidden_memo[2]
     hidden = environ_hidden(list(column))
     out = None if hidden is None else _arrays.objects(hidden)

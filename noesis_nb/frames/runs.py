@@ -17,7 +17,6 @@ from ..secrets import quoted, shown, shown_cut
 from ..secrets.display import environ_hidden
 from ..secrets.environ import environ_secrets
 from ..secrets.records import shown_value
-from ..secrets.shared import learned_version
 from ..store.artifacts import verify_manifest
 from ..store.facts import run_facts
 from ..store.layout import PREPARED_DIRS
@@ -189,9 +188,8 @@ def _load(
                     if record["calls_from"] != "summary" or not sums_hide_priced_parts(record, memo):
                         continue
                 problems.extend(calls_from_events(record))
-        # the frame hides the environment's secrets as they are now, and the values learned (``environ_hidden``): a new
-        # set, a new frame
-        key = (tuple((c.name, c.path, id(c.fn), c.type) for c in extras), memo.version, environ_secrets(), learned_version())
+        # the frame hides the environment's secrets as they are now (``environ_hidden``): a new set, a new frame
+        key = (tuple((c.name, c.path, id(c.fn), c.type) for c in extras), memo.version, environ_secrets())
         hit = MEMO.get(("runs", key), tuple(records)) if cache else None
         if hit is None:
             df, odd = hit = _frame(records, extras, pricer)

@@ -17,7 +17,6 @@ from ..secrets.display import environ_hidden
 from ..secrets.environ import environ_secrets
 from ..secrets.quoted import quoted
 from ..secrets.records import shown_value
-from ..secrets.shared import learned_version
 from ..store.layout import PREPARED_DIRS
 from ..store.ownership import abandoned
 from ..store.seal import vouched_records
@@ -542,7 +541,7 @@ def tools_df(
         problems.extend(run_problems)
     # the frame hides the environment's secrets as they are now (``environ_hidden``, as runs_df): a new set, a new frame
     extras_key = tuple((c.name, c.path, id(c.fn), c.type) for c in extras)
-    memo_key = ("tools", extras_key, tuple(r.path for r in refs), environ_secrets(), learned_version())
+    memo_key = ("tools", extras_key, tuple(r.path for r in refs), environ_secrets())
     hit = MEMO.get(memo_key, tuple(runs)) if cache else None
     if hit is None:
         rows = [row for run in runs for row in run[0]]

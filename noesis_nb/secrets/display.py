@@ -14,7 +14,6 @@ from .guard import RunSecrets, known_shown, run_ids, scrub_text
 from .known import for_text
 from .names import REDACTED_VALUE
 from .scan import outside_kept, replaced_around
-from .shared import dropped, learned_version
 from .text import find_in_text, might_contain
 
 __all__ = ["SCAN_MARGIN", "shown", "shown_start", "shown_cut", "shown_repr", "environ_hidden"]
@@ -79,29 +78,27 @@ def shown_repr(obj: Any) -> str:
     return shown(f"{type(obj).__name__}({parts})")
 
 
-_ENVIRON: tuple[frozenset[str], RunSecrets, int] = (frozenset(), RunSecrets(), 0)
+_ENVIRON: tuple[frozenset[str], RunSecrets] = (frozenset(), RunSecrets())
 # rows of a column tested in one JSON text: few enough that its containers stay under the walk's budget (10,000, past
 # which the check holds everything and each row was scrubbed, ~3x slower), many enough that a text costs little
 _SLICE = 512
 
 
 def environ_hidden(values: list[Any]) -> list[Any] | None:
-    """``values`` (a frame's column: texts, JSON values) with the secrets of this process's environment, and the values
-    its runs learned (``shared``: a run written before one was learned holds it as written), hidden, or
+    """``values`` (a frame's column: texts, JSON values) with the secrets of this process's environment hidden, or
     None when they hold none (one JSON pass over each slice of ``_SLICE`` rows; a slice that may hold one has its
     values scrubbed one by one). A run noesis_nb screened as it wrote it is read as it is, but the process that
     wrote it may not have held the variables this one holds: a frame hides those as ``shown`` does (through the same
     hunt a run makes of them, ``RunSecrets``)."""
     global _ENVIRON
     env = environ_secrets()
-    if not env and not learned_version():
+    if not env:
         return None
-    if _ENVIRON[0] is not env or _ENVIRON[2] != dropped():  # (a value dropped: one that took it all made again)
+    if _ENVIRON[0] is not env:
         guard = RunSecrets()
         guard.learn_environ(env)
-        _ENVIRON = (env, guard, dropped())
+        _ENVIRON = (env, guard)
     guard = _ENVIRON[1]
-    guard.adopt()  # what the process's runs learned
     if not guard.values:
         return None
     out = list(values)

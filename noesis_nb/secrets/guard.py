@@ -2,9 +2,7 @@
 
 Each run directory has one ``RunSecrets`` in this process (``for_run``). Whatever a run learns
 from any source (tool payloads, adapter events, model calls, the adapter's result or exception,
-tool output, the task) is replaced by ``"[REDACTED]"`` in everything written afterwards, by that run
-and by every other run of the process, later or beside it (``shared``: each adopts the values the
-others learned before it screens, scrubs or sweeps). A value
+tool output, the task) is replaced by ``"[REDACTED]"`` in everything written afterwards. A value
 learned after earlier lines were written is also removed from those, as is a known value in a file
 written outside the recorder (``sweep``, called when the run pauses and when it is sealed). Values
 shorter than ``MIN_HUNTED`` characters are redacted
@@ -32,7 +30,6 @@ import orjson
 from .._jsonio import atomic_write_bytes, atomic_write_json, dumps_line, to_jsonable
 from .._jsonrepeat import screened
 from .._safetext import error_text, safe_repr
-from . import shared as _shared
 from .disguise import (
     ESCAPE,
     SHOWN_BYTES,
@@ -51,7 +48,6 @@ from .joined import chunk_texts, split_secrets
 from .known import SEARCHED, Known, for_text, replaced, spans
 from .names import REDACTED_VALUE, hunted, looks_like_credential
 from .scan import distinct_key, learned, redact, shaped
-from .shared import share, shared_known, shared_since, unshare
 from .streamed import DELTA_KEYS, Streams, set_at, streamed_piece, text_at
 from .text import chunk_runs, find_in_text, flat_might_contain, lists_joined, payload_might_contain
 
@@ -79,15 +75,13 @@ class RunSecrets:
         self._streams = Streams()  # a secret split across streamed events (``streamed``)
         self._names: frozenset[str] = frozenset()  # the tools' names the run shows: no value is hunted in them
         self._env: tuple[str, ...] | None = None  # while the environment's secrets are all it knows (``learn_environ``)
-        self._shared = 0  # how many of the values this process learned (``shared``) this run has adopted
 
     # -- learning -------------------------------------------------------------------------------
-    def learn(self, values: Iterable[str], *, forms: bool = True, shared: bool = True) -> bool:
+    def learn(self, values: Iterable[str], *, forms: bool = True) -> bool:
         """Remember values (those of ``MIN_HUNTED``+ characters, not a placeholder: the ``"password"`` of a
         redacted ``{"auth": ("password", …)}`` is no value to hunt in every later text), each with the forms it takes
         when written (``written_forms``: JSON-escaped, ``repr``'d, percent-encoded…; not with ``forms=False``, for
-        values that are such forms already); True when one is new. The new ones are kept for every run of the process
-        (``shared``), unless ``shared=False`` (the environment's, which every run learns as it starts)."""
+        values that are such forms already); True when one is new."""
         values = [exact(v) for v in values if isinstance(v, str)]  # (a subclass: its characters, as written)
         new = {v for v in values if len(v) >= MIN_HUNTED and "REDACTED" not in v and hunted(v)}
         new = {v for v in new if not _in_names(v, self._names)}  # (``name_shown``)
@@ -112,8 +106,6 @@ class RunSecrets:
             self._known = self._known.plus(new)
             self._env = None
             self.late = self.late or self._written
-        if shared:
-            share(new)
         global _VERSION
         _VERSION += 1
         return True
@@ -122,43 +114,8 @@ class RunSecrets:
         """Learn the environment's secrets (``environ``) as the run starts. While they are all it knows, a flat payload
         is screened by a search of its texts for their first characters (``_env_free``) instead of through its JSON:
         a run in a process holding an API key keeps the event path's fast way."""
-        if self.learn(values, forms=False, shared=False) and set(self.values) <= values:  # (``environ`` made their forms)
+        if self.learn(values, forms=False) and set(self.values) <= values:  # (``environ`` made their forms)
             self._env = tuple({v[:_ENV_HEAD] for v in self.values})
-
-    def adopt(self) -> None:
-        """Learn the values the other runs of this process learned since this one last looked (``shared``): called
-        where it screens, scrubs or sweeps, once the count kept there is not the one it saw. A run that knows only
-        the environment's secrets takes them all compiled (``_adopt_all``); they were learned, with their forms and
-        readings, by the run that found them, so only this run's own exceptions are left to apply."""
-        if not self._shared and (self._env is not None or not self.values) and self._adopt_all():
-            return
-        new, self._shared = shared_since(self._shared)
-        known = self._known.values
-        new = [v for v in new if v not in known]
-        if new:  # (kept with their forms: none made again)
-            self.learn(new, forms=False, shared=False)
-
-    def _adopt_all(self) -> bool:
-        """Take every value kept as compiled (``shared_known``), with those this run knows (the environment's); False
-        when one is no value for this run (its id, or one holding it: ``learn`` splits it) and nothing was taken."""
-        known, count = shared_known()
-        if not known.values:
-            return False
-        own = self._own  # a value inside the id, or holding it: ``learn`` leaves it out or splits it
-        if own and (known.found_in(own) or (len(own) >= 16 and "\0".join(known.values).find(own) >= 0)):
-            return False
-        with self._lock:
-            if self._shared or self._names or not (self._env is not None or not self.values):
-                return False  # (another thread of this run went first)
-            mine = frozenset(self.values) - known.values
-            self._known = Known(mine, known.levels)
-            self.values = tuple(sorted(self._known.values, key=len, reverse=True))
-            self._env = None
-            self.late = self.late or self._written
-            self._shared = count
-        global _VERSION
-        _VERSION += 1
-        return True
 
     def _env_free(self, payload: dict[str, Any]) -> bool:
         """Whether a flat payload's keys and texts hold none of the environment's secrets (a cut-off one too), when
@@ -223,9 +180,7 @@ class RunSecrets:
             kept = tuple(v for v in self.values if not _in_names(v, (name,)))
             if len(kept) == len(self.values):
                 return
-            dropped = set(self.values).difference(kept)
             self.values, self._known = kept, Known().plus(set(kept))
-        unshare(dropped)  # nor by the process's other runs started later, nor its views
         global _VERSION
         _VERSION += 1
 
@@ -243,8 +198,6 @@ class RunSecrets:
         # (the screen of every event written: its tests are made here, not in a helper, one call fewer per event)
         # a large flat payload of plain values (a model call's) is judged value by value, without its JSON: its
         # keys alone (``cache_write_input_tokens``) would fail the whole-text prefilter; a small one passes it faster
-        if self._shared != _shared.count:
-            self.adopt()
         known = self._known
         if len(payload) >= _BY_VALUE and (not known.levels or self._env_free(payload)) and flat_might_contain(payload) is False:
             self._written = True
@@ -297,8 +250,6 @@ class RunSecrets:
 
     # -- scrubbing known values -----------------------------------------------------------------
     def scrub_text(self, text: str) -> str:
-        if self._shared != _shared.count:
-            self.adopt()
         known = self._known
         if not known.levels:
             return text
@@ -314,8 +265,6 @@ class RunSecrets:
         A document (state, summary, a record) whose JSON text shows no sign of a known value (``_may_hold``) is
         not read string by string: each string's search (whole values, cut-off ones, escapes) cost ~30 us, and
         a run holding an environment's secret scrubbed its ~400 strings at each state and summary write."""
-        if self._shared != _shared.count:
-            self.adopt()
         if not self.values:
             return value
         if isinstance(value, str):
@@ -390,7 +339,6 @@ class RunSecrets:
         With ``reopen`` the recorder's open events writer is closed around the rewrite and replaced
         by a new one on the new file (sharing its lock). Returns the files rewritten.
         """
-        self.adopt()
         if recorder is not None:  # the streams' last pieces, read with nothing after them (for known values too)
             self.learn(self._streams.flush(self.streamed_find))
         if not self.values and not self._streams.noted:  # (a streamed value under 6 characters is noted, not learned)
@@ -759,7 +707,6 @@ def for_run(run_dir: Any) -> RunSecrets:
         if guard is None:
             guard = _REGISTRY[key] = RunSecrets(os.path.basename(key))
             guard.learn_environ(environ_secrets())  # the environment's secrets, as it is when the run starts
-            guard.adopt()  # and every value a run of this process learned before it
             while len(_REGISTRY) > _KEEP:
                 _REGISTRY.popitem(last=False)
         else:
@@ -774,7 +721,7 @@ def run_ids() -> list[str]:
 
 
 def known_everywhere() -> tuple[str, ...]:
-    """Every value any run of this process has learned (``shared``) but the environment's secrets (a cache of rows made before
+    """Every value any run of this process has learned but the environment's secrets (a cache of rows made before
     stays trusted while a process only holds those, ``frames.runindex``), longest first."""
     global _UNION, _UNION_ENV
     version, values = _UNION
@@ -783,8 +730,7 @@ def known_everywhere() -> tuple[str, ...]:
         with _REGISTRY_LOCK:
             guards = list(_REGISTRY.values())
         version = _VERSION
-        every = {v for g in guards for v in g.values}.union(shared_since(0)[0])  # (those of runs no longer kept)
-        values = tuple(sorted({v for v in every if v not in env}, key=len, reverse=True))
+        values = tuple(sorted({v for g in guards for v in g.values if v not in env}, key=len, reverse=True))
         _UNION, _UNION_ENV = (version, values), env
     return values
 

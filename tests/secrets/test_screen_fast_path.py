@@ -7,7 +7,6 @@ import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from noesis_nb.secrets import shared
 from noesis_nb.secrets.guard import RunSecrets
 from noesis_nb.secrets.text import _UNDER_KEY, payload_might_contain
 from tests.secrets.test_secrets_detection import flat_payloads, payloads, texts
@@ -22,9 +21,7 @@ def test_the_screen_writes_what_the_full_redaction_writes(payload):
         orjson.dumps(payload)
     except orjson.JSONEncodeError:  # written as its JSON form: another path, compared elsewhere
         return
-    shared._forget()  # each path as a fresh process takes it: what one learns is not known to the other
     screened = RunSecrets().screen(payload, event_id="e1", phase="reason")
-    shared._forget()
     full = RunSecrets().redact(payload)
     assert orjson.dumps(screened, option=orjson.OPT_SORT_KEYS) == orjson.dumps(full, option=orjson.OPT_SORT_KEYS)
 
@@ -61,11 +58,9 @@ def test_keys_judged_before_are_cleared_as_the_full_redaction_clears_them(payloa
         blob = orjson.dumps(payload)
     except orjson.JSONEncodeError:
         return
-    shared._forget()  # each path as a fresh process takes it: what one learns is not known to the other
     full = orjson.dumps(RunSecrets().redact(payload), option=orjson.OPT_SORT_KEYS)
     for _ in range(2):  # the first look judges the keys, the second finds them all judged
         if not payload_might_contain(payload, blob):
             assert full == orjson.dumps(payload, option=orjson.OPT_SORT_KEYS)  # nothing the full redaction would change
-        shared._forget()
         screened = RunSecrets().screen(payload, event_id="e1", phase="reason")
         assert orjson.dumps(screened, option=orjson.OPT_SORT_KEYS) == full

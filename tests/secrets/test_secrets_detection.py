@@ -319,10 +319,9 @@ def test_the_value_by_value_test_answers_as_the_whole_text_test(payload):
 @given(payload=flat_payloads, width=st.integers(min_value=8, max_value=12))
 def test_a_screened_payload_is_the_same_by_either_path(payload, width):
     """``RunSecrets.screen`` writes the same payload whether it took the value-by-value path or the JSON one."""
-    from noesis_nb.secrets import guard, shared
+    from noesis_nb.secrets import guard
 
     payload = {**{f"count_{i}": i for i in range(width)}, **payload}  # wide enough for the value-by-value path
-    shared._forget()  # each path as a fresh process takes it: what one learns is not known to the other
     by_value, by_json = guard.RunSecrets(), guard.RunSecrets()
     small = guard._BY_VALUE
     try:
@@ -330,7 +329,6 @@ def test_a_screened_payload_is_the_same_by_either_path(payload, width):
         expected = by_json.screen(payload)
     finally:
         guard._BY_VALUE = small
-    shared._forget()
     assert by_value.screen(payload) == expected
     assert by_value.values == by_json.values  # and the same secrets are learned
 

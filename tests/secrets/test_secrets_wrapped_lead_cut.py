@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from noesis_nb.secrets import redact, shared, shown
+from noesis_nb.secrets import redact, shown
 from noesis_nb.secrets.guard import RunSecrets
 from noesis_nb.secrets.wrapped import wrapped_keys
 
@@ -45,15 +45,9 @@ _BREAKS = ["\n", "\r\n", "\\n", "\\r\\n"]
 
 
 def _screened(text: str) -> str:
-    shared._forget()  # each text as a fresh process screens it: a part of the key learned from the last one is not known
     out = RunSecrets("").screen({"stream": "stdout", "text": text})["text"]
     assert isinstance(out, str)
     return out
-
-
-def _shown(text: str) -> str:
-    shared._forget()  # (as ``_screened``)
-    return shown(text)
 
 
 def _kept(key: str, out: str) -> list[str]:
@@ -74,7 +68,7 @@ def test_a_key_whose_lead_is_cut_at_any_character_is_redacted_whole(name: str) -
                 text = f"Your new key is {key[:cut]}{brk}{indent}{key[cut:]} and it is shown once."
                 if "\\" not in brk:
                     assert key in wrapped_keys(text), (cut, brk, indent)
-                outs = [_screened(text), redact(text)[0], _shown(text), _screened(json.dumps({"log": text}))]
+                outs = [_screened(text), redact(text)[0], shown(text), _screened(json.dumps({"log": text}))]
                 for out in outs:
                     assert _kept(key, out) == [], (cut, brk, indent, out)
                     assert "Your new key is" in out and "shown once." in out
