@@ -83,8 +83,13 @@ def _refuse_credential_in_new_folders(runs_dir: Path) -> None:
     path = Path(os.path.abspath(runs_dir))
     while path != path.parent and not os.path.lexists(path):
         if holds_credential(path.name):
+            # the folder is named by where it would go, not by its name: a key holding a ``/`` is cut into folders,
+            # and one cut alone (``wJalrXUtnFEMI``) is no key to the detectors, so quoting it would show it bare
+            below = path.parent
+            while below != below.parent and not os.path.lexists(below):
+                below = below.parent
             raise RunsDirError(
-                f"runs_dir {quoted(str(runs_dir))} would make the folder {quoted(path.name)}, whose name holds what "
+                f"runs_dir {quoted(str(runs_dir))} would make a folder under {quoted(str(below))} whose name holds what "
                 "looks like a credential (a token or a password); pass a folder named without it; nothing was written"
             )
         path = path.parent

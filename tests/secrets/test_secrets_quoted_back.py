@@ -167,6 +167,20 @@ def test_start_and_solve_options_holding_a_key_are_refused_without_quoting_it(
         assert option.removesuffix("_file") in texts[0] or option == "using", texts[0]
 
 
+@pytest.mark.parametrize("cut", [1, 9, 17, 30, 39])
+def test_a_runs_dir_cut_into_folders_by_a_slash_in_its_key_shows_no_part_of_it(cut: int, tmp_path: Path, capsys: Any) -> None:
+    """An AWS secret key may hold ``/``: ``runs_dir=…/AKIA…:abc/def`` would make the folder ``AKIA…:abc``, whose cut of
+    the secret is no key to the detectors on its own; the message once named that folder, cut and all."""
+    secret = _r(40, _ALNUM + "+")
+    key = "AKIA" + _r(16, string.ascii_uppercase + string.digits) + ":" + secret[:cut] + "/" + secret[cut + 1 :]
+    (tmp_path / "f").write_text("")
+    texts = _refused(capsys, lambda: noesis_nb.solve("t", using=echo, runs_dir=tmp_path / "f" / key))
+    assert "runs_dir" in texts[0] and str(tmp_path) in texts[0], texts[0]
+    for part in (secret[:cut], secret[cut + 1 :]):
+        shown = [part[i : i + 8] for i in range(len(part) - 7) if part[i : i + 8] in "\n".join(texts)]
+        assert shown == [], texts[0]
+
+
 @pytest.mark.parametrize("name", list(KEYS))
 def test_frames_options_holding_a_key_are_refused_without_quoting_it(name: str, tmp_path: Path, capsys: Any) -> None:
     key = KEYS[name]
