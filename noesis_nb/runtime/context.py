@@ -112,7 +112,7 @@ class EpisodeContext:
         self.tags = dict(episode.options.tags)
         self.inputs = dict(episode.options.inputs)  # a batch task's own inputs ({} otherwise)
         self._agent = f"adapter:{episode.adapter.label}" if episode.adapter else "adapter:core.minimal"
-        self._clean_names: set[str] = set()  # phases and agent ids this run found holding no secret (judged once)
+        self._clean_names: set[str] = set()  # phases this run found holding no secret (judged once)
         # phases accepted whole (no engine phase, no slip, holding no secret) whose checks never read the payload
         self._plain_phases: set[str] = set()
 
@@ -177,15 +177,15 @@ class EpisodeContext:
             and len(self._plain_phases) < 4096
         ):
             self._plain_phases.add(phase)  # accepted as it is: its next event takes the hot path
-        if agent_id and agent_id not in self._clean_names:  # a sub-agent's endpoint, with its credentials in the URL
-            agent_id = self._screened_name(agent_id)
+        # an agent id (a sub-agent's endpoint, with its credentials in the URL) is screened where every event is
+        # written, whoever writes it (``Recorder.emit``)
         event = self._episode.recorder.emit(phase, payload, agent_id=agent_id or self._agent, caused_by=caused_by)
         if refused is not None:
             raise ValueError(f"{refused} (the call is recorded with its token counts unknown, so its cost reads unknown)")
         return str(event["id"])
 
     def _screened_name(self, text: str) -> str:
-        """``text`` (a phase, an agent id: written beside the payload) with its secrets redacted, as the payload's
+        """``text`` (a phase: written beside the payload) with its secrets redacted, as the payload's
         are; a name found clean is remembered (names repeat on every event)."""
         out = self._episode.recorder.secrets.redact(text, entropy=False)  # an id may read random: ``asst_Ab3d…``
         if out == text and len(self._clean_names) < 4096:
