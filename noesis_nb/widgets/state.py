@@ -10,6 +10,7 @@ the run read from disk and the frames' ``duration_s - waiting_s``.
 
 from __future__ import annotations
 
+import math
 import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -236,8 +237,9 @@ def format_elapsed(started: Any, ended: Any, status: str, now: float | None = No
 
 
 def format_seconds(seconds: float | None) -> str:
-    """A duration as people read one: ``12.5 s``, ``2 min 03.0 s``, ``3 h 05 min``, ``702 d 7 h`` (``—``: unknown)."""
-    if seconds is None or seconds != seconds:
+    """A duration as people read one: ``12.5 s``, ``2 min 03.0 s``, ``3 h 05 min``, ``702 d 7 h`` (``—``: unknown,
+    not a number, or endless: an infinite duration is no reading of a clock)."""
+    if seconds is None or not math.isfinite(seconds):
         return "—"
     seconds = round(seconds, 1) + 0.0  # rounded before it is split: 59.96 s reads 1 min 00.0 s, never 60.0 s (+ 0.0: no -0.0)
     if seconds < 60:

@@ -8,6 +8,7 @@ alone do not hold (a draft's effect and risk, who decided, a tool's output) come
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -116,9 +117,9 @@ def seconds_between(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None) ->
 
 def format_seconds(seconds: float | None) -> str:
     """A step's duration: milliseconds under a second, else as the header says one (``state.format_seconds``)."""
-    if seconds is None:
+    if seconds is None or not math.isfinite(seconds):
         return "?"
-    if round(seconds * 1000) < 1000:  # 0.9996 s reads 1.0 s, never 1000 ms
+    if seconds * 1000 < 999.5:  # what rounds under 1,000 ms (0.9996 s reads 1.0 s, never 1000 ms); no int of a huge one
         return f"{seconds * 1000:.0f} ms"
     return header_seconds(seconds)
 

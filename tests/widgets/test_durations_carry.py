@@ -57,3 +57,10 @@ def test_a_step_duration_is_milliseconds_only_under_a_whole_second(seconds: floa
         assert int(shown[:-3]) < 1000 and abs(int(shown[:-3]) / 1000 - seconds) <= 0.0005 + 1e-9, shown
     else:
         assert abs(_read(shown)[0] - seconds) <= 0.05 + 1e-9, shown
+
+
+def test_an_endless_or_huge_duration_reads_as_unknown_or_in_days_never_raises() -> None:
+    for endless in (float("inf"), float("-inf"), float("nan")):
+        assert format_seconds(endless) == "—" and step_seconds(endless) == "?"
+    for huge in (1e306, 1.7e308):  # a step's milliseconds overflow to infinity; its days are still counted
+        assert format_seconds(huge).endswith(" h") and step_seconds(huge) == format_seconds(huge)
