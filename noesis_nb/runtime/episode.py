@@ -48,6 +48,7 @@ from .flights import LeftRunning
 from .gate import ApprovalGate
 from .governance import effective_failure_policy, evaluate_rules
 from .handedout import HandedOut
+from .interrupt import held_interrupts
 from .lifecycle import Outcome
 from .openpause import open_pause
 from .outcomes import ANSWER_LIMIT, HeldExit, exits_held, held_exits, is_exit, not_a_value
@@ -751,21 +752,25 @@ class Episode:
 
     # -- endings --------------------------------------------------------------------------
     def finish(self, outcome: Outcome) -> None:
-        """Seal the run with ``outcome`` and report the final status."""
-        try:
-            lifecycle.seal(self.recorder, outcome)
-        except RunWriteError as exc:
-            raise self._left_unsealed(exc) from None
-        except OSError as exc:
-            if not refused_write(exc):
+        """Seal the run with ``outcome`` and report the final status. A Ctrl-C landing meanwhile is held until the
+        seal's writes are done, then raised: cut between two of them, the run would read ``lost`` with all its
+        events written."""
+        with held_interrupts(carried=False) as held:
+            try:
+                lifecycle.seal(self.recorder, outcome)
+            except RunWriteError as exc:
+                raise self._left_unsealed(exc) from None
+            except OSError as exc:
+                if not refused_write(exc):
+                    self._let_go(exc)
+                    raise
+                refused = RunWriteError.of(exc.filename or self.recorder.run_dir, exc)
+                raise self._left_unsealed(refused) from None
+            except BaseException as exc:
                 self._let_go(exc)
                 raise
-            refused = RunWriteError.of(exc.filename or self.recorder.run_dir, exc)
-            raise self._left_unsealed(refused) from None
-        except BaseException as exc:
-            self._let_go(exc)
-            raise
         self.set_status(outcome.status)
+        held.deliver()  # the caller's interrupt, now that the run is sealed
 
     def _let_go(self, exc: BaseException) -> None:
         """The seal failed in a way nobody foresaw (or found a seal document no writer makes): the run is given up

@@ -178,12 +178,14 @@ interrupted_before_resume: ContextVar[bool] = ContextVar("noesis_nb_interrupted_
 
 
 @contextmanager
-def held_interrupts() -> Iterator[HeldInterrupt]:
+def held_interrupts(*, carried: bool = True) -> Iterator[HeldInterrupt]:
     """Hold a SIGINT back while the body runs (a new run's folder, lock and first files: made whole or not at all,
     never left half made, locked, by a KeyboardInterrupt landing between two of their writes); the caller then
-    ``deliver``s it, once the run exists to be sealed ``cancelled``. Only on the main thread, where signals land."""
+    ``deliver``s it, once the run exists to be sealed ``cancelled``. Only on the main thread, where signals land.
+
+    ``carried=False``: leave a ``carried_interrupt`` to the run it is meant for (a seal holds only its own)."""
     held = HeldInterrupt()
-    if carried_interrupt.get():
+    if carried and carried_interrupt.get():
         held.seen = True
         carried_interrupt.set(False)
     if threading.current_thread() is not threading.main_thread():

@@ -59,7 +59,7 @@ from ..tools.repositories import ExecutionRepository
 from . import lifecycle
 from .abandoned import finish_abandonment
 from .episode import Episode
-from .interrupt import interrupted_before_resume
+from .interrupt import held_interrupts, interrupted_before_resume
 from .lifecycle import Outcome
 from .pause import EpisodePaused
 from .position import Pause, last_pause, options_from_state, payload_of
@@ -335,7 +335,10 @@ async def _continue(
     # files are first checked against its checkpoint: one changed since the pause is to be restored, not removed)
     if lifecycle.terminate_event(rec.events) is not None:
         check_seal_targets(rec.run_dir)
-    if lifecycle.complete_seal(rec):
+    with held_interrupts(carried=False) as held:  # a Ctrl-C lands once the seal's writes are done
+        completed = lifecycle.complete_seal(rec)
+    held.deliver()
+    if completed:
         return ResumeReport(episode_id, "seal_completed", f"run {episode_id} had its seal cut short; it is now sealed")
     pause = last_pause(rec.events)
     if pause is None or pause.resume_event is not None:
