@@ -19,7 +19,7 @@ from ..runtime.openpause import open_pause
 from ..runtime.position import last_pause, payload_of
 from ..secrets.quoted import quoted
 from ..store import now_iso, read_state
-from ..store.vocab import POLICY_PAUSE_KEY, RUN_INTERRUPT, TOOL_APPROVAL_PENDING
+from ..store.vocab import POLICY_DEFERRED_KEY, POLICY_PAUSE_KEY, RUN_INTERRUPT, TOOL_APPROVAL_PENDING
 from ..tools import decide
 from ..tools.repositories import ApprovalDecisionRepository, PreparedInvocationRepository
 
@@ -33,7 +33,8 @@ def undecided_policy_pause(run: Any) -> tuple[str, str] | None:
     The pause is found wherever its process died: after its checkpoint, or after its ``run.interrupt`` only (both
     are marked with the policy). A pause ``resume_run`` completed for a draft whose process died before its
     interrupt is unmarked (nothing on disk said the policy had answered): it is the policy's when the run was
-    started with one (its state's approver), as a batch called again must be."""
+    started with one (its state's approver), as a batch called again must be. A pause the policy left to a person
+    (marked ``POLICY_DEFERRED_KEY``) is the person's: its policy is not asked again."""
     if run is None or run.status != "paused" or run.can_resume:
         return None
     events = run.events
@@ -56,6 +57,8 @@ def undecided_policy_pause(run: Any) -> tuple[str, str] | None:
     if payload.get("event_name") != TOOL_APPROVAL_PENDING or not isinstance(draft_id, str):
         return None
     if not isinstance(marked, str):
+        if isinstance(payload_of(interrupt).get(POLICY_DEFERRED_KEY), str):  # the policy left it to a person: it stands
+            return None
         marked = _started_with_policy(run)
         if marked is None:
             return None

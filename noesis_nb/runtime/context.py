@@ -564,9 +564,7 @@ class EpisodeContext:
             episode.busy_tools -= 1
         if verdict is not None:
             approve, reason = verdict
-            approver = (
-                f"policy:{policy}" if isinstance(policy, str) else f"policy:{getattr(policy, '__name__', type(policy).__name__)}"
-            )
+            approver = _policy_id(policy)
             if not turn.done() and not unwinding():  # the draft before it is still being decided: wait for it
                 await self._await_turn(pending, chain, turn)
             # ``solve`` unwinds to the pause open (written while this policy answered, or while the draft waited; its
@@ -585,7 +583,8 @@ class EpisodeContext:
                 episode.gate.withdraw(pending.draft_id)
                 raise EpisodePaused
         paused_on = chain.tail
-        checkpoint = rec.pause(f"tool approval required: {pending.tool} ({pending.draft_id})", paused_on)
+        deferred_by = None if policy in (None, "ask") else _policy_id(policy)  # a policy left it to a person: it stands
+        checkpoint = rec.pause(f"tool approval required: {pending.tool} ({pending.draft_id})", paused_on, deferred_by=deferred_by)
         episode.pause_checkpoint = checkpoint
         if not live:
             episode.pause_turns.unwind()  # drafts waiting for their turn stay held behind this pause
@@ -739,6 +738,11 @@ async def _ask_policy(policy: Any, pending: PendingApproval) -> tuple[bool, str 
     if inspect.isawaitable(verdict):
         verdict = await verdict
     return interpret_verdict(verdict)
+
+
+def _policy_id(policy: Any) -> str:
+    """``policy:<name>``: who a policy's decision (or its deferral to a person) says answered."""
+    return f"policy:{policy}" if isinstance(policy, str) else f"policy:{getattr(policy, '__name__', type(policy).__name__)}"
 
 
 def _policy_name(policy: Any) -> str:

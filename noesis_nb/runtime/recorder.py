@@ -47,6 +47,7 @@ from ..store.roots import refuse_run_as_root
 from ..store.runfiles import UnreadableRunFile, read_file
 from ..store.staging import staging_name, sweep_once
 from ..store.vocab import (
+    POLICY_DEFERRED_KEY,
     POLICY_PAUSE_KEY,
     RUN_CHECKPOINT,
     RUN_INTERRUPT,
@@ -464,7 +465,9 @@ class Recorder:
         )
         return {**record, "event_id": event["id"]}
 
-    def pause(self, reason: str, caused_by: str | None, *, policy: str | None = None) -> dict[str, Any]:
+    def pause(
+        self, reason: str, caused_by: str | None, *, policy: str | None = None, deferred_by: str | None = None
+    ) -> dict[str, Any]:
         """``run.interrupt → run.checkpoint``, state ``partial``: all on disk (fsynced) before returning.
 
         Written in an order a kill -9 between any two writes leaves readable and resumable: the tool records first
@@ -472,9 +475,9 @@ class Recorder:
         the interrupt, the state, the checkpoint file and its event. ``policy`` (``policy:auto`` …): an approver
         policy decides this pause in the same breath; it is marked so (``POLICY_PAUSE_KEY``) and not fsynced: a
         killed process leaves the page cache to the disk, and only a pause that waits for a person must outlive a
-        power loss.
+        power loss. ``deferred_by``: the policy that left this pause to a person, marked (``POLICY_DEFERRED_KEY``).
         """
-        marks = {POLICY_PAUSE_KEY: policy} if policy else None
+        marks = {POLICY_PAUSE_KEY: policy} if policy else {POLICY_DEFERRED_KEY: deferred_by} if deferred_by else None
         with self._lock, self._durable_unless(policy):  # re-entrant: no other thread's event may fall in between
             self._pause_records_on(caused_by)
             interrupt = self.interrupt(reason, caused_by, marks)

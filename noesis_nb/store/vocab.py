@@ -35,6 +35,9 @@ RUN_STATE_PROJECTION = "run.state_projection"
 #: (``approver="auto"``, ``"deny"``, a callable): its value names the policy (``policy:auto``). Such a pause waits for
 #: nobody: readers count it as the policy's, never as a wait for a person (``policy_pause``)
 POLICY_PAUSE_KEY = "decided_by_policy"
+#: payload key of the ``run.interrupt`` and ``run.checkpoint`` of a pause an approver policy left to a person (it
+#: answered None): its value names the policy. The pause waits for a person; nobody asks the policy about it again
+POLICY_DEFERRED_KEY = "deferred_by_policy"
 
 #: token counts of a model call; input/output are totals, the others are parts of them
 TOKEN_FIELDS = ("input_tokens", "output_tokens", "cached_input_tokens", "cache_write_input_tokens", "reasoning_tokens")
