@@ -21,9 +21,20 @@ __all__ = [
     "PLACEHOLDERS",
     "WELL_KNOWN",
     "hunted",
+    "unwrapped",
 ]
 
 REDACTED_VALUE = "[REDACTED]"
+WRAPS = "`'\""  # what may stand around a value as written (shell, Markdown, code): no part of it
+
+
+def unwrapped(value: str) -> str:
+    """``value`` without the backticks and quotes around it (``"`TOKEN=abc`"``, ``"token = `abc`;"``): learned with them,
+    the bare value written elsewhere was not hunted. ``value`` itself when nothing of it is left."""
+    bare = value.strip(WRAPS)
+    return bare or value
+
+
 # values that stand for "no secret here" (templates, nulls, earlier redactions)
 PLACEHOLDERS = frozenset(
     {

@@ -47,7 +47,7 @@ from .gates import Gate, forget
 from .joined import chunk_texts
 from .known import for_text
 from .linear import per_line, widen_all
-from .names import REDACTED_VALUE, is_secret_key, names_no_value, names_variable
+from .names import REDACTED_VALUE, is_secret_key, names_no_value, names_variable, unwrapped
 from .plugins import plugins
 from .randomness import CLOUD_KEY_IN_ID, PROVIDER_ID, entropy_ok, ids_out_of_values, random_words, without_ids
 from .url_parts import URL_QUERY, URL_USER, url_secrets
@@ -900,7 +900,10 @@ def _find(text: str, entropy: bool) -> set[str]:
         found |= encoded
         if entropy:
             found.update(w for w in random_words(text) if w not in plain_words)
-    found = {v for v in found if isinstance(v, str) and _plausible(v)} | set(short)
+    # a value read with the backtick or quote around it (``"`TOKEN=abc`"``) is the value without them: one rule for every
+    # detector, so the bare value is what is learned and hunted (a wrapped one is kept when too little is left of it)
+    found = {u if (u := unwrapped(v)) == v or _plausible(u) else v for v in found if isinstance(v, str)}
+    found = {v for v in found if _plausible(v)} | set(short)
     # a value written percent-encoded (a URL's ``p%40ss``) is hunted as it reads too: ``p@ss``
     decoded = {unquote(v, errors="replace") for v in found if "%" in v}
     forget()  # (the gates' shared reading of this text is not kept past its screen)
