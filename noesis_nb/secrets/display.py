@@ -11,17 +11,32 @@ import orjson
 from .environ import environ_secrets
 from .exact import exact
 from .guard import RunSecrets, known_shown, run_ids, scrub_text
-from .known import for_text
+from .known import Known, for_text
 from .names import REDACTED_VALUE
 from .scan import outside_kept, replaced_around
 from .text import find_in_text, might_contain
 
-__all__ = ["SCAN_MARGIN", "shown", "shown_start", "shown_cut", "shown_repr", "environ_hidden"]
+__all__ = ["SCAN_MARGIN", "shown", "shown_known", "shown_start", "shown_cut", "shown_repr", "environ_hidden"]
 
 SCAN_MARGIN = 8192  # longer than any secret a detector finds or a person hands over
 
 
 _T = TypeVar("_T")
+_KNOWN: tuple[tuple[str, ...], Known] = ((), Known())  # the last ``known_shown()`` and its compiled ``Known``
+
+
+def shown_known() -> Known:
+    """``known_shown()`` compiled once: what every view searches a text for. Kept while those values are the same
+    tuple, and extended by a level when runs learn more (``Known.plus``): searched value by value, or compiled again
+    for each text, a short text cost work per value every run of the process had learned (512 runs' values)."""
+    global _KNOWN
+    values, known = _KNOWN
+    now = known_shown()
+    if now is values:
+        return known
+    known = known.plus(now) if known.values.issubset(now) else Known(now)
+    _KNOWN = (now, known)
+    return known
 
 
 @overload
@@ -39,8 +54,8 @@ def shown(text: object) -> object:
         text = exact(text)
     if not text:
         return text
-    known = known_shown()  # (and the environment's secrets)
-    if known:
+    known = shown_known()  # (and the environment's secrets)
+    if known.levels:
         text = scrub_text(text, known)
     if might_contain(text.encode("utf-8", "replace")):
         found = find_in_text(text)

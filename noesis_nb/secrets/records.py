@@ -15,8 +15,8 @@ from typing import Any
 
 import orjson
 
-from .display import shown
-from .guard import RunSecrets, known_of, known_shown
+from .display import shown, shown_known
+from .guard import RunSecrets
 from .scan import redact, shaped
 from .streamed import redact_streams
 from .text import find_in_text, flat_might_contain, payload_might_contain
@@ -43,8 +43,8 @@ def shown_records(records: list[Any]) -> None:
     as bob (<password>)`` beside the ``export PGPASSWORD=…`` that names it), as a live run does with what it learns."""
     records = [r for r in records if type(r) is dict]
     # a key streamed one delta per event, read as given; a value this process knows too (``known_shown``)
-    known = known_shown()
-    hunt = known_of(known).found_in if known else None
+    known = shown_known()
+    hunt = known.found_in if known.levels else None
     found = redact_streams(records, shaped if hunt is None else lambda text: shaped(text) | hunt(text))
     _shown_each(records, found)
     if found:
