@@ -19,14 +19,15 @@ from typing import Any
 import ipywidgets as w
 
 from ..errors import InvalidOptionError
-from ..secrets import quoted
+from ..secrets import quoted, shown
 from .batchgrid import GRID_HEAD, BatchFigures, entry_line, grid_table, header_line, key_of, pick
 from .bundle import SnapshotOutput, css_widget, execution_count
 from .coalesce import Coalescer
+from .controls import PressedLine
 from .display import show
 from .inboxview import InboxView
 from .meter import CostMeter
-from .render import live_css, short
+from .render import esc, live_css, short
 from .stale import stale_batch_html, stale_batch_key
 from .theme import ROOT_CLASS
 from .timeline import MESSAGE_OVERHEAD
@@ -86,6 +87,7 @@ class BatchView(SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets shi
         )
         self.stop_button.add_class("nnb-btn")
         self.stop_button.on_click(lambda _b: self.cancel())
+        self.pressed = PressedLine()  # what Cancel did; the keyboard focus goes there after the press
         self._slots = [_Slot(self) for _ in range(rows)]
         for slot in self._slots:
             slot.box.layout.display = "none"
@@ -107,6 +109,7 @@ class BatchView(SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets shi
                 w.HBox([self.header, self.stop_button], layout=w.Layout(flex_flow="row wrap")),
                 self.stale,
                 self.inbox,
+                self.pressed.line,
                 self.message,
                 grid,
                 self.detail,
@@ -169,6 +172,8 @@ class BatchView(SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets shi
             sent += self._set(self.more, more)
             done = self.handle.done()
             self.stop_button.layout.display = "none" if done else None
+            if done:
+                self.pressed.ended(f"the batch ended {self.handle.status}")
             if done and not self.inbox.rows:
                 self.inbox.stop_following()  # every episode has ended: nothing of this batch can wait any more
             self.redraws += 1
@@ -199,8 +204,16 @@ class BatchView(SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets shi
             return show(target, runs_dir=self.handle.root)
 
     def cancel(self) -> None:
+        """What "Cancel batch" does: ``handle.cancel()``; the focus goes to the line saying so, or back if it failed."""
         self.stop_button.disabled = True
-        self.handle.cancel()
+        try:
+            self.handle.cancel()
+        except Exception as exc:
+            self.message.value = f'<span class="nnb-c-red">could not cancel: {esc(shown(str(exc)))}</span>'
+            self.stop_button.disabled = False
+            self.pressed.pressed(self.stop_button, None)
+        else:
+            self.pressed.pressed(self.stop_button, "cancel asked: queued episodes never start, running ones end cancelled")
         self.poke()
 
     # -- output ----------------------------------------------------------------------------------
@@ -227,6 +240,7 @@ class BatchView(SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets shi
             return
         self._coalescer.closed = True
         self._unsubscribe()
+        self.pressed.focus.release()
         self.inbox.close()
         super().close()
 

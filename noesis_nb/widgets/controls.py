@@ -3,6 +3,8 @@
 They hold no logic: Send calls ``source.steer(text, sender=…)``, "Stop when calls finish" calls
 ``source.cancel(drain_s=…)`` and "Stop now" ``source.cancel()``. Both rows show only while the
 source can take them (a running episode; a run from disk or a replay has neither).
+After a press of Stop or Resume (a view's, a batch's Cancel, an inbox's Resume) the keyboard focus goes to the
+line saying what the press did (``PressedLine``).
 """
 
 from __future__ import annotations
@@ -13,9 +15,10 @@ from typing import Any
 import ipywidgets as w
 
 from ..secrets import shown
-from .render import esc
+from .focus import FocusKeeper
+from .render import as_label, esc
 
-__all__ = ["SteerInput", "StopControls", "DRAIN_S"]
+__all__ = ["SteerInput", "StopControls", "PressedLine", "DRAIN_S"]
 
 DRAIN_S = 10.0  # what the view's "Stop when calls finish" gives the calls already running
 
@@ -86,3 +89,49 @@ class StopControls:
         self.stop_button.layout.display = None if cancellable else "none"
         self.stop_button.description = "Stop now" if draining else "Stop"
         self.drain_button.layout.display = None if cancellable and not draining and hasattr(source, "draining") else "none"
+
+
+class PressedLine:
+    """The view's line saying what a press of Stop or Resume did, where the keyboard focus goes after the press.
+
+    The press hides the button or re-renders the view's whole output (the run's end), which dropped the focus to the
+    page's body. The line is focusable from the kernel only (not by Tab) and read by a screen reader; a
+    :class:`FocusKeeper` focuses it again in an output re-rendered soon after the press, never later. ``focus``: the
+    view's one keeper (its cards' too), so the last press or click alone says where the focus goes."""
+
+    def __init__(self, focus: FocusKeeper | None = None) -> None:
+        self.line = w.Label(tabbable=False, layout=w.Layout(display="none"))  # a Label: an HTML's focus() goes to its content
+        self.line.add_class("nnb-pressed")
+        self.focus = focus if focus is not None else FocusKeeper()
+        self._running: tuple[Any, str] | None = None  # a button whose action runs on (a resume), what its success says
+
+    def pressed(self, button: Any, said: str | None, *, then: str | None = None) -> None:
+        """After a press of ``button``: the focus goes back to it if the action failed (``said`` None; the view says
+        why), else to this line, which says ``said``. ``then``: the action runs on; :meth:`finished` says how it went."""
+        self._running = (button, then) if said is not None and then is not None else None
+        if said is None:
+            self.focus.move(button)
+            return
+        self.say(said)
+        self.focus.move(self.line)
+
+    def finished(self, failed: bool) -> None:
+        """The action pressed has ended: if it failed, the focus goes back to its button (if shown, and only soon after
+        the press, see :meth:`FocusKeeper.follow`); else the line says what its success is."""
+        if self._running is None:
+            return
+        (button, then), self._running = self._running, None
+        if not failed:
+            self.say(then or "")
+        elif button.layout.display != "none" and not button.disabled:
+            self.say("it failed: the message below says why")
+            self.focus.follow(button)
+
+    def say(self, text: str) -> None:
+        self.line.value = as_label(text)
+        self.line.layout.display = None
+
+    def ended(self, text: str) -> None:
+        """The run ended: a line shown after a press says how (``text``), before the output is re-rendered with it."""
+        if self.line.layout.display != "none" and self._running is None:
+            self.say(text)

@@ -209,10 +209,17 @@ def decided_words(row: DraftRow | VetoRow) -> str:
 
 class ResumeRow:
     """A run on disk whose every decision is made: Resume continues it, as its view's Resume does, and says what it
-    did (``on_said``, with a line of HTML) once the resume has ended."""
+    did (``on_said``, with a line of HTML) once the resume has ended; ``on_pressed`` is told of each press (it moves
+    the keyboard focus, as the press takes the row's button away)."""
 
-    def __init__(self, source: Any, on_done: Callable[[], None] | None = None, on_said: Callable[[str], None] | None = None):
-        self.source, self._on_done, self._on_said = source, on_done, on_said
+    def __init__(
+        self,
+        source: Any,
+        on_done: Callable[[], None] | None = None,
+        on_said: Callable[[str], None] | None = None,
+        on_pressed: Callable[[ResumeRow], None] | None = None,
+    ):
+        self.source, self._on_done, self._on_said, self._on_pressed = source, on_done, on_said, on_pressed
         self._unsubscribe: Callable[[], None] | None = None
         self._from = 0  # the run's events before this resume: the tools it ran are counted after them
         self.said = ""
@@ -249,6 +256,8 @@ class ResumeRow:
                 self._say(resume_said(self.source, self._from))
         if self._on_done is not None:
             self._on_done()
+        if self._on_pressed is not None:
+            self._on_pressed(self)
 
     def _changed(self, _source: Any) -> None:
         if getattr(self.source, "resuming", False) or self._unsubscribe is None:

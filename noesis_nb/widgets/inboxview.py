@@ -29,9 +29,10 @@ from ..store.vocab import TERMINAL_STATUSES
 from .approvals import FOLDER_GONE, CardFocus
 from .bundle import SnapshotOutput, css_widget
 from .coalesce import Coalescer
+from .controls import PressedLine
 from .inboxrows import ResumeRow, decided_words, item_html, make_row
 from .inboxselect import Row, Selection, count_words
-from .render import ending_word, esc, live_css
+from .render import ending_word, esc, live_css, short
 from .stale import stale_inbox_html
 from .theme import ROOT_CLASS
 
@@ -70,6 +71,8 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
         self._bulk = False  # deciding many rows: one refresh at the end
         self._rows_at_click: list[Row] = []  # the rows when a row's own decision came, in their order
         self.focus = CardFocus()  # where the keyboard focus goes after a click on a row
+        self.pressed = PressedLine(self.focus)  # what a run's Resume did; the focus goes there after the press
+        self._resuming: ResumeRow | None = None  # the row whose Resume was pressed, until its resume has ended
         self._lock = threading.RLock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Future[Any] | None = None
@@ -107,7 +110,7 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
             [self.select_all, self.approve_selected, self.reject_selected, self.reason], layout=w.Layout(flex_flow="row wrap")
         )
         stale = stale_inbox_html(self.scan.root) if episode_ids is None else ""  # a batch's says nothing of a root
-        children = [css_widget(stale), self.header, self.problems, toolbar, self.confirm_box, self.message]
+        children = [css_widget(stale), self.header, self.problems, toolbar, self.confirm_box, self.pressed.line, self.message]
         children += [self.pending_box, self.more]
         super().__init__([*children, self.resume_box, self.decided_box], **kwargs)
         self.add_class(ROOT_CLASS)
@@ -248,7 +251,21 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
         """A Resume ended (here, or on the loop later): its line is the inbox's last word (``html`` is escaped)."""
         if html != self.message.value:
             self.message.value = html
+        row, self._resuming = self._resuming, None
+        if row is not None and not getattr(row.source, "resuming", False):  # the line with the focus says how it went
+            self.pressed.say(_resume_ended_words(row))
         self.poke()
+
+    def _resume_pressed(self, row: ResumeRow) -> None:
+        """After a press of a run's Resume: the focus goes back to it if the resume was refused at once (the row
+        stays; the line below says why), else to the line saying it resumes (the row leaves the list)."""
+        if not row.button.disabled:
+            self.pressed.pressed(row.button, None)
+        elif getattr(row.source, "resuming", False):
+            self._resuming = row
+            self.pressed.pressed(row.button, f"resuming run {short(row.source.episode_id, 80, exact=True)}…")
+        else:
+            self.pressed.pressed(row.button, _resume_ended_words(row))
 
     def _settle(self, row: Row) -> None:
         """An item left the scan without a click here: show the decision made elsewhere, or that its run ended."""
@@ -267,7 +284,9 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
                 self._resume_rows.pop(episode_id)
         for episode_id, source in ready.items():
             if episode_id not in self._resume_rows:
-                self._resume_rows[episode_id] = ResumeRow(source, on_done=self.refresh, on_said=self._said_resume)
+                self._resume_rows[episode_id] = ResumeRow(
+                    source, on_done=self.refresh, on_said=self._said_resume, on_pressed=self._resume_pressed
+                )
         boxes = tuple(r.box for r in list(self._resume_rows.values())[:20])
         if boxes != self.resume_box.children:
             self.resume_box.children = boxes
@@ -345,3 +364,11 @@ def inbox(root: str | os.PathLike[str] | None = None, *, approver_id: str | None
     view = InboxView(root, approver_id=approver_id)
     view.display()
     return view
+
+
+def _resume_ended_words(row: ResumeRow) -> str:
+    """Plain words for the line holding the focus once a Resume has ended (the inbox's line below says the detail)."""
+    run = short(row.source.episode_id, 80, exact=True)
+    if getattr(row.source, "last_error", None):
+        return f"could not resume run {run}: the line below says why"
+    return f"resume of run {run} ended: it is {row.source.status} now"

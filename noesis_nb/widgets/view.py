@@ -26,7 +26,7 @@ from ..secrets import quoted, shown
 from .approvals import FOLDER_GONE, ApprovalsPanel
 from .bundle import css_widget
 from .coalesce import Coalescer
-from .controls import SteerInput, StopControls
+from .controls import PressedLine, SteerInput, StopControls
 from .facts import ToolFactsCache, veto_of
 from .render import counts_html, esc, header_html, row_html
 from .rerun import left_behind, left_behind_html
@@ -107,6 +107,7 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
         self.settle_button = self.settling.button
         self.approvals = ApprovalsPanel(source, approver_id=approver_id, on_decided=self.poke)
         self.counts = w.HTML()
+        self.pressed = PressedLine(self.approvals.focus)  # what Stop or Resume did; the focus goes there after a press
         self.message = w.HTML()
         self.earlier = w.HTML()  # what an earlier run of the cell showing this view left going (see rerun.py)
         self._earlier: list[Any] = []
@@ -135,6 +136,7 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
             w.HBox([self.header, controls], layout=w.Layout(flex_flow="row wrap")),
             self.approvals.box,
             self.steering.box,
+            self.pressed.line,
             self.message,
             self.earlier,
             w.HBox([self.mode, self.counts], layout=w.Layout(align_items="center", flex_flow="row wrap")),
@@ -388,6 +390,10 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
         self.resume_button.layout.display = None if self.source.can_resume else "none"
         self.resume_button.disabled = self.source.resuming
         self.settling.sync(self.source)
+        if not self.source.resuming:
+            self.pressed.finished(failed=bool(self.source.last_error))
+        if status in TERMINAL:
+            self.pressed.ended(f"the run ended {status}")
 
     def _shown_here(self) -> None:
         """Displayed by the running cell: name what an earlier run of this cell left going, and follow it until it ends."""
@@ -407,12 +413,18 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
         """What Stop does: ``source.cancel()``, or ``source.cancel(drain_s=…)`` for "Stop when calls finish".
 
         The run ends ``cancelled`` and sealed; during a drain, Stop (now "Stop now") ends it at once."""
+        pressed = self.stop_button if drain_s is None else self.drain_button
         self.stop_button.disabled = drain_s is None
         self.drain_button.layout.display = "none"
         try:
             self.source.cancel(drain_s) if drain_s is not None else self.source.cancel()
         except Exception as exc:
             self.message.value = f'<span class="nnb-c-red">could not stop: {esc(shown(str(exc)))}</span>'
+            self.stop_button.disabled = False
+            self.drain_button.layout.display = None if drain_s is not None else self.drain_button.layout.display
+            self.pressed.pressed(pressed, None)
+        else:
+            self.pressed.pressed(pressed, _STOP_SAID if drain_s is None else _DRAIN_SAID.format(drain_s))
         self.poke()
 
     def resume(self) -> Any:
@@ -427,12 +439,19 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
         except Exception as exc:
             self.message.value = f'<span class="nnb-c-red">could not resume: {esc(shown(str(exc)))}</span>'
             self.resume_button.disabled = False
+            self.pressed.pressed(self.resume_button, None)
             return None
         if not self.source.resuming and handle is None and self.source.status != "running":
             # the view was behind: someone else resumed or sealed the run meanwhile
             self.message.value = f'<span class="nnb-muted">nothing to resume: the run is {esc(self.source.status)} now</span>'
-        elif not self.source.last_error:
-            self.message.value = ""
+            self.pressed.pressed(self.resume_button, f"nothing to resume: the run is {self.source.status} now")
+        else:
+            if not self.source.last_error:
+                self.message.value = ""
+            if self.source.resuming:  # on the loop: the redraw after its task says how it went
+                self.pressed.pressed(self.resume_button, "resuming…", then="resumed: the run continues")
+            else:
+                self.pressed.pressed(self.resume_button, "resumed: the run continues")
         self.resume_button.disabled = self.source.resuming
         if handle is not None and handle is not self.source:
             self.attach(handle)
@@ -452,7 +471,7 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
         if "_coalescer" not in self.__dict__:  # refused in __init__ (a wrong approver_id): nothing was made to close
             return
         self._coalescer.closed = True
-        self.approvals.focus.release()
+        self.approvals.focus.release()  # the Stop and Resume presses' keeper too
         for unsubscribe in self._unsubscribe:
             unsubscribe()
         self._unsubscribe.clear()
@@ -469,6 +488,10 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
                 super().close()
             else:
                 widget.close()
+
+
+_STOP_SAID = "stop asked: the run ends cancelled"
+_DRAIN_SAID = "stop asked: calls running may finish (≤ {:g} s), then the run ends cancelled"
 
 
 def _notice(source: RunSource) -> str | None:

@@ -193,3 +193,44 @@ def test_two_drafts_approved_from_the_keyboard_in_the_inbox(lab: dict[str, Any],
     assert focus["ring"] >= 2, f"the decided row shows no ring: {focus}"
     inbox.get_by_text("nothing waits for a decision").wait_for(timeout=30_000)
     assert page.evaluate(_INBOX_FOCUS)["outcome"], page.evaluate(_INBOX_FOCUS)  # still there once the inbox settled
+
+
+def test_stop_pressed_from_the_keyboard_keeps_the_focus_in_the_view(lab: dict[str, Any], page: Any) -> None:
+    """Stop, pressed with Enter on a running episode: the run ends cancelled and its output is re-rendered; the focus
+    is on the view's line saying so (it fell to the page's body before)."""
+    runs = lab["tmp"] / "runs-focus-stop"
+    setup = f"""%load_ext noesis_nb
+import asyncio
+import noesis_nb
+RUNS = {str(runs)!r}
+
+async def waits(task, ctx):  # a long step: only Stop ends it
+    await asyncio.sleep(3600)"""
+    (lab["root"] / "focus-stop.ipynb").write_text(
+        json.dumps(notebook([setup, 'run = noesis_nb.start("wait", using=waits, runs_dir=RUNS)\nrun']))
+    )
+    open_notebook(page, lab["base"], lab["token"], "focus-stop.ipynb")
+    set_theme(page, LIGHT)
+    run_all(page)
+    page.wait_for_function(ALL_RAN, timeout=90_000)
+    view = page.locator(".noesis-nb-episode-view").first
+    stop = button(view, "Stop")
+    stop.wait_for(timeout=60_000)
+    run_dir = wait(lambda: next(iter(runs.glob("ep_*")), None), 30, "the run directory")
+    _mark(view, "before")
+    stop.focus()
+    assert _focus(page)["text"] == "Stop"
+    page.keyboard.press("Enter")
+    wait(lambda: (run_dir / "manifest.json").exists(), 60, "the run to seal")
+    page.wait_for_function("() => !document.querySelector(`.noesis-nb-episode-view[data-probe='before']`)", timeout=60_000)
+    page.locator(".noesis-nb-episode-view:not([data-probe]) .nnb-badge", has_text="cancelled").first.wait_for(timeout=60_000)
+
+    def there() -> dict[str, Any] | None:
+        found = _focus(page)
+        return found if found["view"] == "unmarked" and "cancelled" in found["text"] else None
+
+    try:
+        focus = dict(wait(there, 30, "the focus on the stopped view's line"))
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}; the focus is on {_focus(page)}") from None
+    assert focus["tag"] != "BODY" and focus["text"] == "the run ended cancelled", focus
