@@ -114,10 +114,11 @@ def lookalike_problem(name: str, at: int = 0) -> str | None:
 
 
 def _approver_id_problem(name: str, at: int = 0) -> str | None:
-    """Why ``name`` cannot record who decides (blank, over ``_APPROVER_ID_MAX`` characters, or holding a control,
+    """Why ``name`` cannot record who decides (blank, over ``_APPROVER_ID_MAX`` characters, holding a control,
     invisible or unassigned character: ``_safetext.unseen_character``, the rule of every name, with ZWNJ, ZWJ and
-    U+FE0F, which names are spelled with, taken), as words to put after the value (" holds …", its place counted
-    from ``at``: where ``name`` starts in the value shown); None when it can."""
+    U+FE0F, which names are spelled with, taken; or holding a credential, as a principal may not: the id is written
+    to the run in clear), as words to put after the value (" holds …", its place counted from ``at``: where
+    ``name`` starts in the value shown); None when it can."""
     if not name.strip():
         return " is blank"
     if len(name) > _APPROVER_ID_MAX:
@@ -126,7 +127,11 @@ def _approver_id_problem(name: str, at: int = 0) -> str | None:
     if unseen is not None:
         return f" {unseen_said(unseen, at + name.index(unseen))}"
     lookalike = lookalike_problem(name, at)
-    return None if lookalike is None else f" {lookalike}"
+    if lookalike is not None:
+        return f" {lookalike}"
+    if holds_credential(name):  # the rule of ``principal_problem``: written to the run, shown in every view and frame
+        return " holds what looks like a credential (a token or a password), which run files store redacted"
+    return None
 
 
 def _shown_name(value: str, limit: int = 80) -> str:
