@@ -158,23 +158,26 @@ def test_generated_layouts_are_found_as_the_whole_folded_reading_finds_them() ->
                 assert value not in redacted, (i, ascii(value[:40]))
 
 
-def _cost(text: str) -> float:
-    spent = []
-    for i in range(3):
-        start = time.process_time()
-        find_in_text(text + str(i))  # (a new text each time: no cache answers)
-        spent.append(time.process_time() - start)
-    return min(spent)
+def _costs(text: str, other: str, rounds: int = 5) -> tuple[float, float]:
+    """The least CPU time of reading ``text`` and ``other``, measured in turn (load on the machine falls on both)."""
+    spent: tuple[list[float], list[float]] = ([], [])
+    for i in range(rounds):
+        for which, read in enumerate((text, other)):
+            start = time.process_time()
+            find_in_text(read + str(i))  # (a new text each time: no cache answers)
+            spent[which].append(time.process_time() - start)
+    return min(spent[0]), min(spent[1])
 
 
 def test_java_source_with_accented_words_near_private_costs_a_fixed_multiple_of_its_folded_reading() -> None:
     # each ``private`` near an accented letter once searched 64 KiB ahead for a PEM block's END: the cost grew faster
-    # than the text (4.8x its folded reading at 56 KB, 7.5x at 227 KB). The whole folded reading judged: about 2x
+    # than the text (4.8x its folded reading at 56 KB, 7.5x at 227 KB). The whole folded reading judged: about 2x now
     line = "    private String nomÉlève%d; // le prénom de l'élève\n"
     find_in_text(line % 0 * 2)  # (the tables built)
     for lines in (1_000, 4_000):
         text = "".join(line % i for i in range(lines))
-        assert _cost(text) < 3.5 * _cost(folded(text)) + 0.005, lines
+        cost, folded_cost = _costs(text, folded(text))
+        assert cost < 4.5 * folded_cost + 0.005, (lines, cost, folded_cost)  # under 4.8x and 7.5x, as it was
 
 
 _LEARNED = "Zq7xK2mP9vL4nR8tW3yB6cD1"
