@@ -47,25 +47,43 @@ def replay(target: Any, *, compare: Any = None, runs_dir: str | os.PathLike[str]
     return ReplayView(target, runs_dir=runs_dir)
 
 
-def _frames(dir_a: Any, dir_b: Any) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _frames(run_a: DiskRun, run_b: DiskRun) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Events and usage of both runs, each keyed by its side (``A``, ``B``) rather than by its id: a run compared with
     its copy, or with a run of another root that has its id, stays two runs, and a folder whose name is not the id
     its files hold is compared all the same."""
-    events = [_events_of(d, side) for d, side in ((dir_a, "A"), (dir_b, "B"))]
-    usage = [usage_df([str(d)]).assign(episode_id=side) for d, side in ((dir_a, "A"), (dir_b, "B"))]
+    events = [_events_of(run, side) for run, side in ((run_a, "A"), (run_b, "B"))]
+    usage = [usage_df([str(run.run_dir)]).assign(episode_id=side) for run, side in ((run_a, "A"), (run_b, "B"))]
     return pd.concat(events, ignore_index=True), pd.concat(usage, ignore_index=True)
 
 
-def _events_of(run_dir: Any, side: str) -> pd.DataFrame:
-    """One side's events; a run with none to compare is one error naming its file and why (the frame's own problem
-    row: a log that is a link out of the run, a FIFO …), or the run itself, never just its side's letter."""
-    frame = events_df([str(run_dir)])
-    if frame.empty:
+def _events_of(run: DiskRun, side: str) -> pd.DataFrame:
+    """One side's events. A log the run's own view names a problem of (a FIFO, a folder, a link out of the run …)
+    leaves that side with no steps, and its view says why, as ``replay`` of that run alone does; a run with no events
+    and nothing to say why is one error naming its file or the run, never just its side's letter."""
+    frame = events_df([str(run.run_dir)])
+    if frame.empty and not run.problems:
         problems = [p for p in frame.attrs.get("errors") or [] if isinstance(p, dict)]
         if problems:
-            raise UnreadableRunFile(str(problems[0].get("path") or run_dir), str(problems[0].get("reason") or "unreadable"))
-        raise InvalidOptionError(f"run {side} ({quoted(str(run_dir))}) has no events to compare: its events.jsonl is empty")
+            raise UnreadableRunFile(str(problems[0].get("path") or run.run_dir), str(problems[0].get("reason") or "unreadable"))
+        raise InvalidOptionError(f"run {side} ({quoted(str(run.run_dir))}) has no events to compare: its events.jsonl is empty")
     return frame.assign(episode_id=side)
+
+
+def _aligned(events: pd.DataFrame, usage: pd.DataFrame) -> pd.DataFrame:
+    """``aligned_steps`` of A and B; a side whose log could not be read has no steps, so every row is the other's
+    alone (both unreadable: no rows), and its view names why."""
+    sides = set(events["episode_id"].astype(str))
+    if sides == {"A", "B"}:
+        return aligned_steps(events, "A", "B", usage)
+    kept = next(iter(sides), None)
+    if kept is None:
+        columns = ["step", "seconds_a", "seconds_b", "delta_s", "cost_a", "cost_b", "delta_cost"]
+        return pd.DataFrame(columns=[*columns, "in_a", "events_a", "in_b", "events_b"])
+    table = aligned_steps(events, kept, kept, usage)
+    gone = "b" if kept == "A" else "a"
+    table[[f"seconds_{gone}", f"cost_{gone}", "delta_s", "delta_cost"]] = float("nan")
+    table[f"in_{gone}"], table[f"events_{gone}"] = False, 0
+    return table
 
 
 class ReplayCompare(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type information
@@ -73,8 +91,8 @@ class ReplayCompare(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type i
 
     def __init__(self, a: Any, b: Any, *, runs_dir: str | os.PathLike[str] | None = None):
         run_a, run_b = DiskRun(a, runs_dir=runs_dir), DiskRun(b, runs_dir=runs_dir)
-        events, usage = _frames(run_a.run_dir, run_b.run_dir)
-        self.table = aligned_steps(events, "A", "B", usage)
+        events, usage = _frames(run_a, run_b)
+        self.table = _aligned(events, usage)
         self.left = ReplayView(run_a, title=f"A · {run_a.episode_id}")
         self.right = ReplayView(run_b, title=f"B · {run_b.episode_id}")
         self.slider = w.IntSlider(
