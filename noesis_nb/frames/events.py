@@ -21,6 +21,7 @@ from .columns import EVENT_COLUMNS, Column, check_columns
 from .eventblocks import load_events
 from .gcpause import without_gc
 from .loadwarning import warn_of_problems
+from .phasenames import check_event_names, check_phase_names
 from .problems import LoadProblem, Problems
 from .source import (
     Source,
@@ -99,6 +100,7 @@ def events_df(
         df["payload"] = hidden
     mask = None
     if keep is not None:
+        check_event_names(keep, df["phase"].unique(), df["event_name"].unique(), _phase_of_names(df, keep))
         mask = df["phase"].isin(keep).to_numpy()
         problems.extend(_misspelt_phases(keep, df["phase"], source))
     if start is not None:
@@ -140,7 +142,14 @@ def _phases(phases: Any) -> list[str] | None:
     keep = [phases] if isinstance(phases, str) else list(phases) if isinstance(phases, Iterable) else None
     if keep is None or not all(isinstance(p, str) for p in keep):
         raise InvalidOptionError(f"phases={quoted(phases, 80)}: pass a phase name such as 'tool', or a list of them")
+    check_phase_names(keep)
     return keep
+
+
+def _phase_of_names(df: pd.DataFrame, keep: list[str]) -> dict[str, str]:
+    """The phase each of ``keep`` is written under where it is an event name (first such event's)."""
+    named = df.loc[df["event_name"].isin(keep), ["event_name", "phase"]].drop_duplicates("event_name")
+    return {str(n): str(p) for n, p in zip(named["event_name"], named["phase"])}
 
 
 def _utc(value: Any, name: str) -> pd.Timestamp | None:
