@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from ..secrets.records import shown_value
 from .artifacts import is_sealed, read_json_checked, read_state, read_summary, verify_manifest
 from .eventlog import parse_lines, read_events
 from .facts import run_facts
+from .instants import utc_micros
 from .roots import check_root, iter_run_dirs
 from .runfiles import UnreadableRunFile, read_file
 from .scan import shown_path, stray_reason, stray_run_files
@@ -80,22 +82,46 @@ def _row(
         problems.append(_other_name(run_dir, facts.episode_id, summary))
     return {
         "episode_id": run_dir.name,
-        "task": shown_value(facts.task),  # a run Noēsis wrote, or one crafted here, was never screened
-        "started_at": facts.started_at,
+        # a run Noēsis wrote, or one crafted here, was never screened: each text redacted, each misfit unknown
+        "task": shown_value(facts.task),
+        "started_at": facts.started_at if utc_micros(facts.started_at) is not None else None,
         "flags": shown_value(flags),
-        "success": metrics.get("success"),
-        "veto_count": metrics.get("veto_count", 0),
+        "success": _fits(metrics.get("success"), _is_success),
+        "veto_count": _fits(metrics.get("veto_count", 0), _is_count),
         "duration_sec": facts.duration_s,
         "status": status_now(run_dir, facts.status, seal),
-        "outcome": (summary or {}).get("outcome"),
-        "process": (summary or {}).get("process"),
-        "manifest": (summary or {}).get("manifest"),
+        "outcome": shown_value(_fits((summary or {}).get("outcome"), _is_text)),
+        "process": shown_value(_fits((summary or {}).get("process"), _is_object)),
+        "manifest": shown_value(_fits((summary or {}).get("manifest"), _is_object)),
         "manifest_status": manifest_status,
         "using": shown_value(facts.using),
         "source": shown_value(facts.source),
         "sealed": True if seal is not None and seal.sealed else is_sealed(run_dir),
         "run_dir": str(run_dir),
     }
+
+
+def _fits(value: Any, rule: Callable[[Any], bool]) -> Any:
+    """``value`` when it has the shape ``rule`` checks, else None (unknown): a field of the wrong JSON type is read
+    as runs_df reads it, not passed on as written."""
+    return value if value is None or rule(value) else None
+
+
+def _is_text(value: Any) -> bool:
+    return type(value) is str
+
+
+def _is_object(value: Any) -> bool:
+    return type(value) is dict
+
+
+def _is_count(value: Any) -> bool:
+    return type(value) is int and value >= 0
+
+
+def _is_success(value: Any) -> bool:
+    """``metrics.success``: true/false, or a score from 0 to 1 in older runs (as runs_df takes it)."""
+    return type(value) is bool or (type(value) in (int, float) and 0 <= value <= 1)
 
 
 def _other_name(run_dir: Path, named: str, summary: dict[str, Any] | None) -> dict[str, Any]:
