@@ -1,5 +1,6 @@
 """A misspelt keyword argument to a public analysis function, said as one ``InvalidOptionError`` naming the one
-meant (Python 3.11's ``TypeError`` names neither it nor the options there are)."""
+meant (Python 3.11's ``TypeError`` names neither it nor the options there are); and a yes/no option given something
+other than True or False (``cache="false"``, which ``bool()`` reads as true), refused naming the value."""
 
 from __future__ import annotations
 
@@ -11,10 +12,17 @@ from typing import Any, ParamSpec, TypeVar
 from .errors import InvalidOptionError, guessed
 from .secrets.quoted import quoted
 
-__all__ = ["keywords_named"]
+__all__ = ["keywords_named", "check_yes_no"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
+
+# what True and False mean for the yes/no options the analysis functions share (any other: "True or False")
+_MEANING = {
+    "strict": "True (raise on the first problem) or False (list them)",
+    "cache": "True (reuse what was read and kept before) or False (read every run again)",
+    "progress": "True (show a progress bar), False (none) or None (a bar for loads of many runs)",
+}
 
 # keywords other noesis_nb functions take, said with where the value goes here instead
 _ELSEWHERE = {"runs_dir": "source", "run_dir": "source", "root": "source", "path": "source"}
@@ -25,6 +33,9 @@ def keywords_named(fn: Callable[P, R]) -> Callable[P, R]:
 
     @functools.wraps(fn)
     def wrapped(*args: P.args, **kwargs: P.kwargs) -> R:
+        for name, optional in _yes_no(fn).items():
+            if name in kwargs:
+                check_yes_no(name, kwargs[name], optional=optional)
         try:
             return fn(*args, **kwargs)
         except TypeError as exc:
@@ -33,6 +44,23 @@ def keywords_named(fn: Callable[P, R]) -> Callable[P, R]:
             raise _unknown(fn, kwargs) from None
 
     return wrapped
+
+
+def check_yes_no(name: str, value: Any, *, optional: bool = False) -> None:
+    """Refuse a yes/no option that is not True or False (or None where ``optional``): ``"no"``, ``0`` or ``"false"``
+    would be read as true or false without a word."""
+    if isinstance(value, bool) or (optional and value is None):
+        return
+    fix = _MEANING.get(name) or ("True, False or None" if optional else "True or False")
+    raise InvalidOptionError(f"{name}={quoted(value, 40)}: pass {fix}")
+
+
+@functools.cache
+def _yes_no(fn: Callable[..., Any]) -> dict[str, bool]:
+    """``fn``'s keyword options annotated ``bool`` (False) or ``bool | None`` (True)."""
+    kinds = {"bool": False, "bool | None": True, "None | bool": True}
+    params = inspect.signature(fn).parameters.values()
+    return {p.name: kinds[str(p.annotation)] for p in params if p.kind == p.KEYWORD_ONLY and str(p.annotation) in kinds}
 
 
 def _refused_here(exc: BaseException, wrapped: Callable[..., Any]) -> bool:

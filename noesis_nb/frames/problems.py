@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..errors import EventLogCorruption, EventLogIntegrityError, InvalidOptionError, NoesisNbError, quoted_path
-from ..secrets.quoted import quoted
+from .._keywords import check_yes_no
+from ..errors import EventLogCorruption, EventLogIntegrityError, NoesisNbError, quoted_path
 
 __all__ = ["LoadProblem", "RunLoadError", "Problems", "CUT_IN_SEALED_RUN", "NO_EVENTS_IN_SEALED_RUN", "SEAL_CHANGE"]
 
@@ -54,8 +54,7 @@ class Problems:
     """The problems of one load. ``strict`` turns the first one into an exception naming path and line."""
 
     def __init__(self, strict: bool):
-        if not isinstance(strict, bool):  # "no" or 0.0 would be read as true or false without a word
-            raise InvalidOptionError(f"strict={quoted(strict, 40)}: pass True (raise on the first problem) or False (list them)")
+        check_yes_no("strict", strict)
         self.strict = strict
         self.items: list[LoadProblem] = []
         self._seen: set[LoadProblem] = set()  # one fact found by two readers of a run (its row, its calls) is said once
