@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..secrets.quoted import quoted
+from .timetext import micros_of
 
 __all__ = ["obj", "clean_row", "Report", "typed_values", "extra_problem"]
 
@@ -83,25 +84,35 @@ _EXTRA_FITS: dict[str, Callable[[Any], bool]] = {  # extra columns whose values 
     "bool": lambda v: isinstance(v, (bool, np.bool_)),
 }
 _TYPED = set(_EXTRA_FITS)
+_NO_TIME = np.iinfo(np.int64).min  # micros_of's mark for a value that is no time (NaT)
 
 
 def typed_values(kind: str, values: list[Any]) -> tuple[list[Any], list[tuple[int, Any]]]:
     """A ``Column(type=kind)``'s values with each of another kind read as None, and (index, value) of those.
 
     The rule of every frame's own columns (``clean_row``): ``"12"`` is no int, ``1`` is not true, ``12.5`` is no
-    whole number, ``"false"`` is not false; such a value is unknown, never converted into a plausible one. An int
-    beyond int64 is unknown too (no column can hold it). Other kinds are returned as they are.
+    whole number, ``"false"`` is not false, ``1740823200.0`` is no ISO-8601 time; such a value is unknown, never
+    converted into a plausible one. An int beyond int64 is unknown too (no column can hold it). Other kinds are
+    returned as they are.
     """
-    if kind not in _TYPED:
+    if kind == "datetime":  # a number (epoch seconds? ms?), a flag or text that is no time: NaT, said as the others
+        at = micros_of(values)
+        bad = [(i, v) for i, v in enumerate(values) if at[i] == _NO_TIME and not _missing(v)]
+    elif kind in _TYPED:
+        fits = _EXTRA_FITS[kind]
+        bad = [(i, v) for i, v in enumerate(values) if not (_missing(v) or fits(v))]
+    else:
         return values, []
-    fits = _EXTRA_FITS[kind]
-    bad = [(i, v) for i, v in enumerate(values) if not (v is None or v is pd.NA or (isinstance(v, float) and v != v) or fits(v))]
     if not bad:
         return values, []
     out = list(values)
     for i, _ in bad:
         out[i] = None
     return out, bad
+
+
+def _missing(v: Any) -> bool:
+    return v is None or v is pd.NA or (isinstance(v, float) and v != v)
 
 
 def extra_problem(name: str, kind: str, value: Any) -> str:
