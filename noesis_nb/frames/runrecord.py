@@ -45,6 +45,7 @@ __all__ = [
     "run_unchanged",
     "stamp_checks",
     "calls_from_events",
+    "status_from_log",
     "RunRecord",
     "ToolCounts",
     "Call",
@@ -183,7 +184,9 @@ def read_run(
     ext = (summary or {}).get("x-noesis_nb") or {}
     usage = ext.get("usage") if isinstance(ext, dict) else None
     by_model = usage.get("by_model") if isinstance(usage, dict) else None
-    need_status = summary is None or not summary.get("status")
+    # the log's terminate decides a status (``run_status``); a summary's own word stands in for it only in a sealed
+    # run (the seal vouches they agree; ``runs`` re-reads the log where the summary changed since)
+    need_status = summary is None or not summary.get("status") or not seal.manifest
     no_calls = isinstance(usage, dict) and usage.get("model_calls") == 0
     day_sums = None if no_calls else _day_sums(by_model, summary)
     need_calls = not no_calls and day_sums is None
@@ -265,6 +268,20 @@ def read_run(
         "known_sizes": {k: v[0] for k, v in stamp.items() if v is not None and k.endswith((".json", ".jsonl"))},
     }
     return record, stamp, record["problems"]
+
+
+def status_from_log(record: RunRecord, problems: list[LoadProblem]) -> None:
+    """Set ``record``'s status from its log, its summary's own status left out: that summary is no longer the one
+    the run was sealed with, so its word is not the run's (``run_status`` with the log's tail, as every reader)."""
+    ref: RunRef = record["ref"]
+    got = _events(ref, False, problems)
+    if got is None:
+        return
+    tail = _parse_tail(got[0], got[2], ref.fs.url(ref.file("events.jsonl")), problems)
+    summary = {k: v for k, v in (record["summary"] or {}).items() if k != "status"}
+    record["status"] = _known_status(_status(ref, summary, record["state"], tail, problems), problems)
+    record["tail_end"] = next((e.get("timestamp") for e in reversed(tail) if e.get("phase") == "terminate"), None)
+    record["stamp"].setdefault("events.jsonl", got[1])
 
 
 def tool_calls_of(drafts: set[str], seen: ToolEventsSeen | None, sealed_requests: int | None) -> int | None:

@@ -36,7 +36,7 @@ from .problems import LoadProblem, Problems
 from .progress import progress as _progress
 from .provenance import sealed_here
 from .runindex import RunIndex, index_for
-from .runrecord import RunRecord, calls_from_events, read_run, run_unchanged, stamp_checks
+from .runrecord import RunRecord, calls_from_events, read_run, run_unchanged, stamp_checks, status_from_log
 from .runusage import PriceMemo, run_usage, sums_hide_priced_parts
 from .sealsizes import REPEATED, changed_problem, content_changed, content_problem, is_seal_change
 from .source import RunRef, Source, distinct_runs, episode_filter, named_runs, resolve_source, stray_runs, unmatched_episodes
@@ -267,6 +267,9 @@ def _record(
         # here, unedited since: those of a summary edited by hand (or another's) could say other totals than
         # ``usage_df`` reads from the same run's events
         run_problems.extend(calls_from_events(record))
+    summary_changed = record["summary"] is not None and ref.fs.url(ref.file("summary.json")) in changed
+    if summary_changed and (record["summary"] or {}).get("status"):  # its status is not the run's: the log's terminate is
+        status_from_log(record, run_problems)
     record["row"] = _checked_row(record, run_problems)
     records_at = ref.fs.url(ref.file("tool_invocations")) + "/"
     if any(path.startswith(records_at) for path in changed):  # a tool record gone or changed: its drafts are not known
@@ -275,7 +278,7 @@ def _record(
         record["tools"]["present"] and record["row"]["tool_calls"] == record["tools"]["drafts"]
     ):
         record["row"]["tool_calls"] = None  # counted from a log changed since its seal
-    if record["summary"] is not None and ref.fs.url(ref.file("summary.json")) in changed:  # not the sealed summary
+    if summary_changed:  # not the sealed summary
         record["row"].update(dict.fromkeys(_SUMMARY_FIGURES))
         if record.get("tool_calls_from") == "summary":  # its count of requests is one of its figures
             record["row"]["tool_calls"] = None

@@ -27,8 +27,10 @@ def run_status(
 ) -> str:
     """``ok``, ``error``, ``vetoed``, ``cancelled``, ``paused`` or ``running``.
 
-    Follows Noēsis' CLI rule (summary/state status, else the terminate event, else metrics),
-    and adds what the CLI cannot see: a run without a summary is ``paused`` when its last
+    The one rule every reader uses (``runs_df``, ``list_runs``, ``DiskRun``, ``show``, ``export_otel``): the log's
+    ``terminate`` decides, as sealed with the run; a summary or state status only where the log has none (Noēsis'
+    CLI rule, else metrics). A summary edited after the seal to say otherwise is not the run's word (``runs_df``
+    reports the edit). It adds what the CLI cannot see: a run without a summary is ``paused`` when its last
     lifecycle event is a checkpoint or interrupt, otherwise ``running``. Fields of the wrong
     kind (a status that is not text, metrics that are not an object) are read as absent.
     """
