@@ -22,15 +22,19 @@ from ..store.vocab import ABANDONED_BY
 from ..tools import decide as persist_decision
 from ..tools.draftref import match_draft_ref
 from ..tools.protocols import render_command_line
+from .steer import check_free_text
 
 __all__ = ["PendingApproval", "ApprovalGate", "Decision", "check_decider", "check_decision_options"]
 
 
 def check_decider(approver_id: Any, reason: Any) -> None:
-    """Who decides and why, as a decision records them: a non-empty string, and a string or None."""
+    """Who decides and why, as a decision records them: a non-empty string, and a string or None (free text, as a
+    steer's: ``check_free_text``)."""
     check_approver_id(approver_id)
     if reason is not None and not isinstance(reason, str):
         raise InvalidOptionError(f"reason={quoted(reason, 80)}: pass the reason as text, e.g. reason='checked the diff', or None")
+    if reason is not None:
+        check_free_text(reason, "reason")
 
 
 def check_decision_options(draft_id: Any, approver_id: Any, reason: Any) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+import unicodedata
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,18 +29,35 @@ from ..store.vocab import STEER_APPLIED, STEER_MODES, STEER_SENT
 if TYPE_CHECKING:
     from .recorder import Recorder
 
-__all__ = ["Steer", "SteerBox", "check_mode", "check_sender", "check_steer"]
+__all__ = ["Steer", "SteerBox", "check_free_text", "check_mode", "check_sender", "check_steer"]
 
 MAX_TEXT = 20_000
 MAX_SENDER = 200
+
+
+#: bidi embeddings, overrides and isolates: the text after one shows in another order than it was written
+_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def check_free_text(text: str, what: str) -> None:
+    """The rule of text a person writes into a run (a steer's text, a decision's reason): at most ``MAX_TEXT``
+    characters, and no control character but TAB and line ends (a NUL, an ESC that starts a terminal sequence) nor
+    a bidi control. It is written to the run's files and shown in every view, frame and terminal line.
+    InvalidOptionError naming ``what``, the length or the character and its place; the text itself is not quoted."""
+    if len(text) > MAX_TEXT:
+        raise InvalidOptionError(f"{what} is {len(text):,} characters; keep it under {MAX_TEXT:,}")
+    bad = next((ch for ch in text if ch in _BIDI or (unicodedata.category(ch) == "Cc" and ch not in "\t\n\r")), None)
+    if bad is not None:
+        raise InvalidOptionError(
+            f"{what} {unseen_said(bad, text.index(bad))}: write it as plain text (line ends and tabs are kept)"
+        )
 
 
 def check_steer(text: object, mode: object, sender: object) -> None:
     """A steer's options (text, mode, sender): checked before anything about the episode is looked at."""
     if not isinstance(text, str) or not text.strip():
         raise InvalidOptionError(f"steer text must be a non-empty string, got {quoted(text)}")
-    if len(text) > MAX_TEXT:
-        raise InvalidOptionError(f"steer text is {len(text):,} characters; keep it under {MAX_TEXT:,}")
+    check_free_text(text, "steer text")
     check_mode(mode)
     check_sender(sender)
 
