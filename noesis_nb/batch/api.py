@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from .. import config
 from .._jsonio import to_jsonable
 from ..errors import EpisodeStateError, InvalidOptionError
 from ..runtime.api import SCORE_TIMEOUT_S, check_episode_options, check_score_timeout, in_thread
@@ -51,7 +52,7 @@ def batch(
     ``upload_to`` copies each sealed run to an fsspec URL, its manifest verified.
     ``episode_opts`` are ``start``'s (seed, tags, governance, approver…).
     """
-    runs_dir = episode_opts.pop("runs_dir", None)  # the name start/solve/show use for the same folder
+    runs_dir = config.check_path(episode_opts.pop("runs_dir", None))  # the name start/solve/show use for the same folder
     if runs_dir is not None:
         if root is not None and os.fspath(root) != os.fspath(runs_dir):
             raise InvalidOptionError(

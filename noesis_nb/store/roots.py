@@ -185,8 +185,10 @@ def find_run_dir(
 
     ``instead``: what an unknown id's error tells the caller to pass (a frame takes no ``runs_dir=``).
 
-    Looks in each candidate root for ``<root>/<id>`` and one label level ``<root>/<label>/<id>``.
+    Looks in each candidate root for ``<root>/<id>`` and one label level ``<root>/<label>/<id>``. A ``runs_dir`` that
+    is no path is refused whether or not it is needed (a run directory given as ``target`` does not read it).
     """
+    config.check_path(runs_dir, reading=True)
     said = frame_given(target, "an episode id or run directory")
     if said is not None:
         raise InvalidIdError(said)
