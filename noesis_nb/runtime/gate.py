@@ -22,6 +22,7 @@ from ..store.vocab import ABANDONED_BY
 from ..tools import decide as persist_decision
 from ..tools.draftref import match_draft_ref
 from ..tools.protocols import render_command_line
+from ..tools.shown_check import shown_mismatch
 from .steer import check_free_text
 
 __all__ = ["PendingApproval", "ApprovalGate", "Decision", "check_decider", "check_decision_options"]
@@ -62,6 +63,7 @@ class PendingApproval:
     impact_hash: str | None
     requested_at: str
     episode_id: str = ""
+    refused: str | None = None  # why the draft is refused unseen: it does not show what it runs (``shown_check``)
 
     def __repr__(self) -> str:  # a cell ending with ``handle.pending`` prints it: what it asks, minus its secrets
         return shown_repr(self)
@@ -69,9 +71,14 @@ class PendingApproval:
     @classmethod
     def from_prepared(cls, prepared: Any, requested_at: str) -> PendingApproval:
 
-        payload = dict(prepared.payload.redacted_payload)
         protocol = getattr(prepared.protocol, "value", prepared.protocol)
-        command = render_command_line(payload) if protocol == "subprocess" else None
+        refused = shown_mismatch(prepared)
+        if refused is not None:  # what it shows is not what would run: neither is shown, only the refusal
+            refused = f"refused, do not approve: the draft was tampered with ({refused}); it will not run"
+            payload, command = {"refused": refused}, None
+        else:
+            payload = dict(prepared.payload.redacted_payload)
+            command = render_command_line(payload) if protocol == "subprocess" else None
         tool = prepared.tool
         return cls(
             draft_id=prepared.draft_id,
@@ -87,6 +94,7 @@ class PendingApproval:
             impact_hash=prepared.preflight.impact_hash if prepared.preflight else None,
             requested_at=requested_at,
             episode_id=prepared.run_id,
+            refused=refused,
         )
 
 

@@ -22,6 +22,7 @@ from .repositories import (
     PreparedInvocationRepository,
     resolve_draft_id,
 )
+from .shown_check import check_shown
 from .types import ApprovalDecisionStatus, ToolApprovalDecision, default_decision_id
 
 __all__ = ["decide"]
@@ -41,7 +42,8 @@ def decide(
 
     ``draft_id`` may be None (the single pending draft) or a unique part of the request id
     (see ``resolve_draft_id``). ``expected_fingerprint``, when given, must equal the draft's
-    request fingerprint, so a UI cannot approve a payload other than the one it showed.
+    request fingerprint, so a UI cannot approve a payload other than the one it showed; a draft that does not
+    show what it runs (``shown_check``) is not approved: PayloadIntegrityError.
     Rejections default to reason code ``governance.vetoed``.
     """
     if not isinstance(approver_id, str) or not approver_id.strip():
@@ -62,6 +64,8 @@ def decide(
             f"run {run_dir.name} is sealed, so draft {quoted(draft_id)} can no longer be decided "
             "(its episode ended without a decision); start a new episode instead."
         )
+    if approve:  # a draft that does not show what it runs cannot be approved (it may be rejected)
+        check_shown(prepared, PreparedInvocationRepository(run_dir).path_for(draft_id))
     fingerprint = prepared.payload.request_fingerprint
     if expected_fingerprint is not None and expected_fingerprint != fingerprint:
         raise ApprovalDecisionBindingError(

@@ -29,6 +29,7 @@ from .payload_seal import seal_holds
 from .protocols import ToolDispatcher, callable_reference, import_callable
 from .redaction import secret_values
 from .secret_supply import fill_repeats, fill_secrets, missing_message, supplied_secrets
+from .shown_check import check_shown
 from .types import PreparedToolInvocation, ToolProtocol
 
 __all__ = ["dispatch_material", "require_secrets"]
@@ -56,7 +57,9 @@ def dispatch_material(
     secrets: Mapping[str, Any] | None = None,
 ) -> tuple[dict[str, Any], Any, list[str]]:
     """(real payload, callable, secret strings to scrub from output): from memory, else rebuilt from disk
-    with the redacted values given back (``secrets``, ``supply_secrets``, environment variables)."""
+    with the redacted values given back (``secrets``, ``supply_secrets``, environment variables). A draft that
+    does not show what it runs (``shown_check``) is refused first, wherever its payload would come from."""
+    check_shown(prepared, _where(repo, prepared))
     fingerprint = prepared.payload.request_fingerprint
     entry = _vault(repo).get(_scope(repo), prepared.key, fingerprint)
     if entry is not None:
@@ -104,6 +107,15 @@ def dispatch_material(
     found = secret_values(payload, prepared.payload.normalized_payload)
     secrets_for_run(_scope(repo)).learn(found)
     return payload, func, found
+
+
+def _where(repo: Any, prepared: PreparedToolInvocation) -> object:
+    """The draft's file when the repository says where it is, else the repository's type (a port of another program)."""
+    path_for = getattr(repo, "path_for", None)
+    try:
+        return path_for(prepared.key, prepared.protocol) if callable(path_for) else type(repo).__name__
+    except (TypeError, ValueError):
+        return type(repo).__name__
 
 
 def _is_reviewed(prepared: PreparedToolInvocation, payload: Mapping[str, Any]) -> bool:
