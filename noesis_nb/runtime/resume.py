@@ -42,10 +42,11 @@ from ..errors import (
 from ..ids import validate_id
 from ..secrets.quoted import quoted, quoted_text
 from ..store import is_sealed, read_events_to_continue, read_final, read_json
+from ..store.listing import status_of
 from ..store.ownership import RunBusyError, holder, remove_stale_note
 from ..store.paths import check_part
 from ..store.runfiles import UnreadableRunFile, read_file
-from ..store.sealing import refuse_odd_seal
+from ..store.sealing import refuse_odd_seal, seal_state
 from ..store.vocab import (
     RUN_CHECKPOINT,
     RUN_INTERRUPT,
@@ -99,7 +100,8 @@ class NothingToResume(UserWarning):
 
 @dataclass(frozen=True)
 class ResumeReport:
-    """What a resume did: ``resumed``, ``seal_completed``, ``sealed_lost``, ``already_sealed``, ``live_here`` or ``busy``."""
+    """What a resume did: ``resumed``, ``seal_completed``, ``sealed_lost``, ``already_sealed``, ``stray_manifest`` (a
+    manifest.json beside a paused log: no seal; the message says what to do), ``live_here`` or ``busy``."""
 
     episode_id: str
     action: str
@@ -107,7 +109,7 @@ class ResumeReport:
 
     @property
     def changed_nothing(self) -> bool:
-        return self.action in {"already_sealed", "live_here", "busy"}
+        return self.action in {"already_sealed", "stray_manifest", "live_here", "busy"}
 
 
 def find_checkpoint(rec: Recorder, checkpoint_id: str | None) -> dict[str, Any]:
@@ -318,6 +320,17 @@ def _given_checkpoint_id(checkpoint_id: object) -> str | None:
 
 
 def _already_sealed(run_dir: Path) -> ResumeReport:
+    if not seal_state(run_dir).final and status_of(run_dir) == "paused":
+        # a seal writes final.json first: a manifest.json beside a log that ends paused is none of its writing
+        return ResumeReport(
+            run_dir.name,
+            "stray_manifest",
+            f"run {run_dir.name} is paused (its log ends at a pause, with no terminate and no final.json), but "
+            f"{run_dir / 'manifest.json'} is there: not a seal noesis_nb wrote (a seal writes final.json before it), "
+            "and while it is there nothing may be appended to the run, so resume_run changed nothing. Move that "
+            "manifest.json out of the run folder (or restore the run from a copy), then call resume_run again: the "
+            "seal writes the run's own manifest",
+        )
     final = read_json(run_dir / "final.json", within=run_dir) or {}
     return ResumeReport(
         run_dir.name,
