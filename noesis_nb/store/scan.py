@@ -12,8 +12,6 @@ import re
 import stat
 import time
 
-from ..ids import holds_credential
-from ..secrets import shown
 from .runfiles import ROOT_SETTLE_NS, times_settled
 
 __all__ = ["MARKERS", "scan_run_dirs_with_stats", "stray_run_files", "stray_reason", "shown_path", "stray_id", "forget_folders"]
@@ -63,17 +61,10 @@ def stray_id(name: str, ids: set[str]) -> str | None:
 
 #: what a symbolic link in a runs root is when it is not followed (``_followed``)
 LINK_OUT = "a symbolic link, not yours, to a folder outside the runs root"
-CREDENTIAL_NAME = "a folder whose name holds what looks like a credential (a token or a password), shown redacted"
 
 
 def stray_reason(what: str) -> str:
     """What to say of an entry named like a run that is ``what`` (a file, a link to no folder…), and what to do."""
-    if what == CREDENTIAL_NAME:
-        return (
-            f"{what}: not read, as its name would stand in clear in every row, path and id while its files store it "
-            "redacted, and no decision or resume could name the run. Rename the folder (e.g. to the episode id its "
-            "summary.json names)"
-        )
     if what == LINK_OUT:
         return (
             f"{what}: not followed (anyone who can write to a shared root could point a run at any folder); left out. "
@@ -156,7 +147,6 @@ def _children(
     names = []
     found: list[tuple[str, str]] = []
     real_root = root
-    prefix = path if path.endswith(os.sep) else path + os.sep
     try:
         with os.scandir(path) as it:
             for e in it:
@@ -172,9 +162,6 @@ def _children(
                         if not _followed(e, real_root):
                             found.append((e.path, LINK_OUT))
                             continue
-                    if holds_credential(name):  # in clear in every row, path and id; redacted in its files
-                        found.append((prefix + shown(name), CREDENTIAL_NAME))
-                        continue
                     names.append((name, linked))
                 elif name.startswith("ep_"):
                     found.append((e.path, _what(e)))
@@ -185,6 +172,7 @@ def _children(
     if strays is not None:
         strays.extend(found)
     names.sort()
+    prefix = path if path.endswith(os.sep) else path + os.sep
     return [(prefix + name, linked) for name, linked in names]
 
 
