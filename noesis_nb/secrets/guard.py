@@ -46,7 +46,7 @@ from .exact import exact, exact_all
 from .forms import written_forms
 from .joined import chunk_texts, split_secrets
 from .known import SEARCHED, Known, for_text, replaced, spans
-from .names import REDACTED_VALUE, hunted, looks_like_credential, unwrapped
+from .names import REDACTED_VALUE, WRAPS, hunted, looks_like_credential, unwrapped
 from .scan import distinct_key, learned, redact, shaped
 from .streamed import DELTA_KEYS, Streams, set_at, streamed_piece, text_at
 from .text import chunk_runs, find_in_text, flat_might_contain, lists_joined, payload_might_contain
@@ -83,7 +83,9 @@ class RunSecrets:
         when written (``written_forms``: JSON-escaped, ``repr``'d, percent-encoded…; not with ``forms=False``, for
         values that are such forms already); True when one is new."""
         values = [exact(v) for v in values if isinstance(v, str)]  # (a subclass: its characters, as written)
-        values += [u for v in values if (u := unwrapped(v)) != v]  # ``"`abc`"``: ``abc`` may be written bare elsewhere
+        # ``"`abc`"``: ``abc`` may be written bare elsewhere. Only a value quoted on both sides: a piece of a secret cut
+        # at a list's items (``'upstream`` of a repr) is no quoted value, and bare it would hide a word everywhere
+        values += [u for v in values if len(v) > 2 and v[0] == v[-1] in WRAPS and (u := unwrapped(v)) != v]
         new = {v for v in values if len(v) >= MIN_HUNTED and "REDACTED" not in v and hunted(v)}
         new = {v for v in new if not _in_names(v, self._names)}  # (``name_shown``)
         # a value holding a character read as another (``ś``, ``\u3000``, a zero-width space) is hunted as it reads too:

@@ -22,6 +22,7 @@ __all__ = [
     "WELL_KNOWN",
     "hunted",
     "unwrapped",
+    "WRAPS",
 ]
 
 REDACTED_VALUE = "[REDACTED]"

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 import noesis_nb
+from noesis_nb.secrets.guard import RunSecrets
 from noesis_nb.widgets import EpisodeView
 from noesis_nb.widgets.render import row_html
 
@@ -79,3 +80,13 @@ def test_a_backticked_value_a_tool_printed_is_redacted_bare_in_later_events(tmp_
         return "ok"
 
     _check(tmp_path, value, _run(tmp_path, agent))
+
+
+def test_only_a_value_quoted_on_both_sides_is_learned_bare_too() -> None:
+    """A piece of a secret cut where a list's items meet (``'upstream``, the head of a repr) is no quoted value: learned
+    bare it would hide an ordinary word in every later text of the run."""
+    guard = RunSecrets()
+    guard.learn(["'upstream", 'refused"', "`opensesame42`", "'tr0ub4dor-horse'"])
+    shown = guard.scrub_text("upstream refused: opensesame42 tr0ub4dor-horse")
+    assert shown.startswith("upstream refused: "), shown
+    assert "opensesame42" not in shown and "tr0ub4dor-horse" not in shown, shown
