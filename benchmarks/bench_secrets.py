@@ -203,6 +203,26 @@ def blob_rows(mb: float, repeat: int) -> None:
     print(f"  whole screening    {best(lambda: find_in_text(next(texts)), repeat) * 1000:8.1f} ms")
 
 
+def long_word_rows(mb: float, repeat: int) -> None:
+    """One unbroken word of ``mb`` MB (one character repeated, hex, base64) with a keyword or a key in its middle,
+    against prose of the same length holding the same (a new text each time: no cache answers)."""
+    rnd = random.Random(6)
+    vocab = "the of and to in is was for on that with as by at from this be are or an it not have".split()
+    half = int(mb * 500_000)
+    runs = {"one char": "A" * half, "hex": "".join(rnd.choices("0123456789abcdef", k=half))}
+    runs["base64"] = "".join(rnd.choices(string.ascii_letters + string.digits + "+/", k=half))
+    print(f"one {mb:g} MB word with a keyword or a key inside (ratio: to prose of its length holding the same)")
+    for middle in ("key", "api_key", "AKIAIOSFODNN7EXAMPLQ"):
+        for name, run in runs.items():
+            words = iter([f'{{"x":"{run}{middle}{run}","n":{i}}}' for i in range(repeat)])
+            prose = " ".join(rnd.choice(vocab) for _ in range(half // 3))[:half]
+            plain = iter([f'{{"x":"{prose} {middle} {prose}","n":{i}}}' for i in range(repeat)])
+            spent = best(lambda texts=words: find_in_text(next(texts)), repeat)
+            usual = best(lambda texts=plain: find_in_text(next(texts)), repeat)
+            label = f"{name}, {middle[:10]}"
+            print(f"  {label:<22} {spent * 1000:8.1f} ms  (prose {usual * 1000:8.1f} ms)  x{spent / usual:5.2f}")
+
+
 def dense_rows(mb: float, repeat: int) -> None:
     """Learned values sharing one head at many lengths (``sk-live-…``) are read by an automaton: a long text, and
     many short ones (a run's events), each against one learned value in the same run."""
@@ -341,6 +361,7 @@ def main() -> None:
     script_rows(args.mb, args.repeat)
     growth_rows(args.repeat)
     blob_rows(args.mb, args.repeat)
+    long_word_rows(args.mb, args.repeat)
     dense_rows(args.mb, args.repeat)
     long_value_rows(args.repeat)
 

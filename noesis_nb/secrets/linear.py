@@ -7,7 +7,8 @@ below finds exactly what the original finds (a differential test holds them to t
 - keyword detector: ``(password|…)\\w*…`` tried from every keyword inside one word scans to the word's end
   each time, and ``\\w*`` can give nothing back that the rest could use (it is followed by a quote, space,
   ``:``, ``=`` or a bounded ``[^\\s]{0,50}?``). So only the first keyword of each word is tried, atomically,
-  with a possessive ``\\w*+``. The no-op lookahead ``(?=[^\\v'"]*)`` of its value part, a scan to the next
+  with a possessive ``\\w*+``, and looked for only at the places just before a literal (``_match_word``).
+  The no-op lookahead ``(?=[^\\v'"]*)`` of its value part, a scan to the next
   quote from every attempt, is dropped (``(?=\\w+)`` is kept as ``(?=\\w)``).
 - keyword comparison ``'value' == password``: a value opened by a backtick may hold backticks, so from every
   backtick of a long stretch the original scans the stretch (Markdown with inline code took seconds per 40 KB).
@@ -49,7 +50,7 @@ def keyword_maps(maps: Iterable[Mapping[re.Pattern[str], int]], *, gated: bool =
     prefix = keyword.DENYLIST_REGEX
     first_keyword = r"(?<!\w)(?>\w*?(" + "|".join(keyword.DENYLIST) + r"))\w*+"
     value = r"(?=[^\v\'\"]*)(?=\w+)"
-    gated = gated and _literals_cover(keyword.DENYLIST)
+    gated = gated and _literals_cover(keyword.DENYLIST) and _within_reach(keyword.DENYLIST)
     return tuple({_rewritten(p, prefix, first_keyword, value, gated): group for p, group in m.items()} for m in maps)
 
 
@@ -175,6 +176,17 @@ _WORD_REST = re.compile(r"\w*+")
 _TRIED, _TRIED_PER = 256, 12
 
 
+# every keyword is at most this long: one starts no further than this before the first literal of its word
+_REACH = 16
+_OPENING = r"(?<!\w)(?>\w*?("  # how ``keyword_maps`` opens a pattern: the keyword first in its word
+_CLOSING = r"))\w*+"
+
+
+def _within_reach(words: Iterable[str]) -> bool:
+    """Whether every keyword (both forms of an optional ``_``) is at most ``_REACH`` characters long."""
+    return all(len(w.replace("_?", "_")) <= _REACH for w in words)
+
+
 def _literals_cover(words: Iterable[str]) -> bool:
     """Whether every keyword (both forms of an optional ``_``) holds one of ``KEYWORD_LITERALS``."""
     forms = [w.replace("_?", sep) for w in words for sep in ("", "_")]
@@ -235,12 +247,75 @@ def keyword_search(regex: re.Pattern[str], text: str) -> Any:
         tried += 1
         if tried > _TRIED + at // _TRIED_PER:
             return regex.search(text, start)
-        found = regex.match(text, start)
+        rest = _WORD_REST.match(text, at)  # (``\w*+`` matches everywhere)
+        end = rest.end() if rest is not None else at + 1
+        found = _match_word(regex, text, (start, end), at, following)
         if found is not None:
             return found
-        rest = _WORD_REST.match(text, at)  # (``\w*+`` matches everywhere)
-        floor = rest.end() if rest is not None else at + 1
+        floor = end
     return None
+
+
+def _match_word(regex: re.Pattern[str], text: str, word: tuple[int, int], at: int, following: Any) -> Any:
+    """``regex.match(text, start)`` for the word ``start`` to ``end`` whose first keyword literal is at ``at``
+    (``following`` gives the next). The pattern's lazy ``\\w*?(keyword)`` tries every keyword at every place from the
+    word's start to its end: a long word (``AAAA…key…``) cost about a microsecond a character per pattern. A keyword
+    holds a literal at most ``_REACH`` characters after its start, so only the places that close before a literal
+    are tried, in order; the rest of the pattern is matched after the first keyword found: the same groups, and
+    the match starts at ``start``, as the original's does."""
+    forms = _word_forms(regex)
+    start, end = word
+    if forms is None:
+        return regex.match(text, start)
+    first, after = forms
+    tried = start  # every place before this is tried
+    while 0 <= at < end:
+        for place in range(max(tried, at - _REACH), at + 1):
+            if first.match(text, place, end) is not None:  # (a keyword is made of word characters: it lies in the word)
+                found = after.match(text, place)
+                return _Started(found, start) if found is not None else None
+        tried = at + 1
+        at = following(at + 1)
+    return None
+
+
+_FORMS: dict[re.Pattern[str], tuple[re.Pattern[str], re.Pattern[str]] | None] = {}
+
+
+def _word_forms(regex: re.Pattern[str]) -> tuple[re.Pattern[str], re.Pattern[str]] | None:
+    """For a pattern opening ``(?<!\\w)(?>\\w*?(keywords))\\w*+``: its keywords alone, and the pattern from its
+    keyword on (``(?>(keywords))\\w*+…``, the same groups); None for any other."""
+    if regex not in _FORMS:
+        pattern, forms = regex.pattern, None
+        close = pattern.find(_CLOSING)
+        if pattern.startswith(_OPENING) and close > 0:
+            keywords = pattern[len(_OPENING) : close]
+            forms = (re.compile(keywords, regex.flags), re.compile("(?>(" + pattern[len(_OPENING) :], regex.flags))
+        _FORMS[regex] = forms
+    return _FORMS[regex]
+
+
+class _Started:
+    """A match of a pattern's rest, starting where the whole pattern's would (``start``): its groups as found."""
+
+    def __init__(self, match: re.Match[str], start: int) -> None:
+        self.match, self.first, self.re, self.string = match, start, match.re, match.string
+
+    def span(self, group: int = 0) -> tuple[int, int]:
+        return (self.first, self.match.end()) if group == 0 else self.match.span(group)
+
+    def start(self, group: int = 0) -> int:
+        return self.span(group)[0]
+
+    def end(self, group: int = 0) -> int:
+        return self.match.end(group)
+
+    def group(self, *groups: int) -> Any:
+        found = tuple(self.string[self.first : self.match.end()] if g == 0 else self.match.group(g) for g in groups or (0,))
+        return found[0] if len(found) == 1 else found
+
+    def groups(self, default: Any = None) -> tuple[Any, ...]:
+        return self.match.groups(default)
 
 
 # a match of each starts with a literal and lies inside one word (one line for npm), and from the first

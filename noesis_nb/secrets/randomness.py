@@ -77,6 +77,10 @@ _HEX = re.compile(r"(?:0x)?[0-9a-fA-F]+")
 _WORDLIKE = re.compile(r"[A-Z]?[a-z]{3,}|[A-Z]{3,}(?![a-z])|\d{4,}|[/_.-]")
 # a short prefix (letters and digits, in up to three parts) and 32+ hex digits, maybe a short hex check after them
 _HEX_TAIL = re.compile(r"[A-Za-z][A-Za-z0-9]{0,11}(?:[_-][A-Za-z0-9]{1,8}){0,2}[_-]?([0-9a-fA-F]{32,})(?:[_-][0-9a-fA-F]{4,12})?")
+# what a ``_HEX_TAIL`` word holds from its 32nd character to its 13th from the end (its prefix is at most 31 characters
+# long, its check at most 13): hex digits. A long word of them with another character near its end (``AAAA…key``)
+# made the pattern give its hex digits back one by one, for each length of the prefix (a second a megabyte)
+_HEX_INSIDE = re.compile(r"[0-9a-fA-F]*+")
 _VOWELS = frozenset("aeiouyAEIOUY")
 # the ids services issue and answer with (OpenAI's ``chatcmpl-…``, ``resp_…``, ``call_…``, ``asst_…``; Anthropic's
 # ``msg_…``, ``toolu_…``, ``req_…``; Stripe's ``pi_…``, ``cus_…``): random by design and public, an agent returns and
@@ -128,7 +132,7 @@ def entropy_ok(word: str, b64: Any = None, hexp: Any = None, *, ids: bool = True
     if _HEX.fullmatch(word):
         digits = word[2:] if word[:2].lower() == "0x" else word
         return len(digits) >= 32 and hexp.calculate_shannon_entropy(digits) > hexp.entropy_limit
-    tail = _HEX_TAIL.fullmatch(word)
+    tail = _HEX_TAIL.fullmatch(word) if _HEX_INSIDE.fullmatch(word, 31, max(31, len(word) - 13)) is not None else None
     if tail is not None:  # a vendor's prefix on a hex key (``shpat_<hex>``, ``dop_v1_<hex>``): judged as the bare key
         return bool(hexp.calculate_shannon_entropy(tail.group(1)) > hexp.entropy_limit)
     classes = _classes(word)

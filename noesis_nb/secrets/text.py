@@ -510,9 +510,11 @@ _NEXT_LINE = r"(?![ \t]*\r?\n[ \t]*[A-Za-z_][A-Za-z0-9_.-]*[ \t]*:)"
 # a value stays on its name's line (``api_key = `` at a line's end and ``parses the file`` on the next: no value), but
 # for the indented line under a ``name:`` (YAML, JSON laid out; blank lines before it): spaces or tabs around the sign
 _SEPARATOR = r"[ \t]*(?:=[ \t]*|:(?!:)" + _NEXT_LINE + r"[ \t]*(?:(?:\r?\n[ \t]*)*\r?\n[ \t]+)?)"
+# (a value's run of plain characters is read possessively: the same match; read one by one through the alternation it
+# cost half a microsecond a character, seconds for a JSON string holding a long word)
 _ASSIGN = re.compile(  # name = value, name: value, "name": "value", -H 'Name: value', JSON in a string: \"name\": \"value\"
     rf"(?P<name>[A-Za-z_][A-Za-z0-9_.-]{{0,{_NAME_MAX - 1}}})"
-    r"\\?[\"']?" + _SEPARATOR + r"(?!\\[nrt])\\?[\"']?(?P<value>(?:[^\s\"',;&)}\]\\]|\\(?![\"']))+)"
+    r"\\?[\"']?" + _SEPARATOR + r"(?!\\[nrt])\\?[\"']?(?P<value>(?:[^\s\"',;&)}\]\\]++|\\(?![\"']))+)"
 )
 # where a name may end: right after a name character, the separator ``_ASSIGN`` reads after a name, and all of it
 _NAME_END = re.compile(r"(?<=[A-Za-z0-9_.-])\\?[\"']?" + _SEPARATOR + r"\\?[\"']?")
