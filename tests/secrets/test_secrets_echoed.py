@@ -48,14 +48,17 @@ def test_a_decision_and_a_steer_print_without_the_secrets_typed_into_them(tmp_pa
             printed.append((f"{shape.name}: %noesis steer", out.encode()))
         await handle
         text = " ; ".join(s.text for s in SHAPES)
-        approver = f"ana {text}"
-        if len(approver) > 200 or not approver.isprintable():  # an approver is one short line, as a sender is
-            with pytest.raises(InvalidOptionError) as refused:
-                handle.approve(approver_id=approver, reason=f"fine: {text}")
-            printed.append(("approver refused", str(refused.value).encode()))
-            fits = [f"ana {s.text}" for s in SHAPES if len(f"ana {s.text}") <= 200 and f"ana {s.text}".isprintable()]
-            approver = fits[0] if fits else "ana"
-        decision = handle.approve(approver_id=approver, reason=f"fine: {text}")
+        # an approver is one short line, as a sender is, and holds no credential (refused, as $NOESIS_NB_PRINCIPAL
+        # is): each refusal is printed too; one the detectors take for no credential is written redacted
+        decision = None
+        for approver in (f"ana {text}", *(f"ana {s.text}" for s in SHAPES), "ana"):
+            try:
+                decision = handle.approve(approver_id=approver, reason=f"fine: {text}")
+            except InvalidOptionError as refused:
+                printed.append(("approver refused", str(refused).encode()))
+                continue
+            break
+        assert decision is not None and any(what == "approver refused" for what, _ in printed)
         printed.append(("decision", repr(decision).encode()))
         await handle
         assert handle.status == "ok", handle.status
