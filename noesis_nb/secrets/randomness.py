@@ -179,7 +179,7 @@ _SSH_PUBLIC = re.compile(
 
 def without_ids(text: str) -> str:
     """``text`` with UUIDs, ULIDs (episode, request and draft ids), labelled digests and SSH public keys blanked out."""
-    if "AAAA" in text:
+    if " AAAA" in text:  # (every match holds it: a run of ``A`` alone is not searched)
         text = _SSH_PUBLIC.sub("****", text)  # a word no rule takes as a value (``ssh_key: <public key> bob@host``)
     for pattern in _NOT_RANDOM_GATED:
         text = pattern.sub(" ", text)
@@ -199,7 +199,7 @@ def ids_out_of_values(text: str) -> str:
         before = m.string[max(0, m.start() - 48) : m.start()]
         return m.group() if _VALUE_BEFORE.search(before) is not None else " "
 
-    if "AAAA" in text:
+    if " AAAA" in text:  # (every match holds it: a run of ``A`` alone is not searched)
         text = _SSH_PUBLIC.sub("****", text)  # a word no rule takes as a value (``ssh_key: <public key> bob@host``)
     for pattern in _NOT_RANDOM_GATED:
         text = pattern.sub(blank, text)
