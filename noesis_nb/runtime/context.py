@@ -28,6 +28,7 @@ from .._threads import one_call_at_a_time, run_in_thread, thread_bound_hint
 from .._unstarted import awaited_entry, mark_coroutine_function
 from ..capture import claim_manual
 from ..errors import EpisodeStateError, InvalidIdError, InvalidOptionError, ToolRejected
+from ..secrets.exact import exact
 from ..secrets.quoted import quoted, starts_like_key, typo_hint
 from ..store import now_iso
 from ..store.phases import NOESIS_PHASES, OWN_PHASES, VERB_MINIMA, missing_verb_minimum, slipped_phase
@@ -177,16 +178,19 @@ class EpisodeContext:
             and len(self._plain_phases) < 4096
         ):
             self._plain_phases.add(phase)  # accepted as it is: its next event takes the hot path
-        # an agent id (a sub-agent's endpoint, with its credentials in the URL) is screened where every event is
-        # written, whoever writes it (``Recorder.emit``)
+        if agent_id and (type(agent_id) is not str or agent_id not in self._clean_names):  # (a subclass may lie to a set)
+            agent_id = self._screened_name(agent_id)  # a sub-agent's endpoint, with its credentials in the URL
         event = self._episode.recorder.emit(phase, payload, agent_id=agent_id or self._agent, caused_by=caused_by)
         if refused is not None:
             raise ValueError(f"{refused} (the call is recorded with its token counts unknown, so its cost reads unknown)")
         return str(event["id"])
 
     def _screened_name(self, text: str) -> str:
-        """``text`` (a phase: written beside the payload) with its secrets redacted, as the payload's
-        are; a name found clean is remembered (names repeat on every event)."""
+        """``text`` (a phase, an adapter's or a captured call's agent id: written beside the payload) with its secrets
+        redacted, as the payload's are, read as the characters it holds (``exact``: a str subclass may lie); a name
+        found clean is remembered (names repeat on every event). The ids the runtime makes itself (``tool.<name>``:
+        the tool's name is shown, ``RunSecrets.name_shown``) are not screened here."""
+        text = exact(text)
         out = self._episode.recorder.secrets.redact(text, entropy=False)  # an id may read random: ``asst_Ab3d…``
         if out == text and len(self._clean_names) < 4096:
             self._clean_names.add(text)
@@ -202,7 +206,10 @@ class EpisodeContext:
         """Append a ``model.call`` event capture built (``noesis_nb.capture``); returns its id.
 
         ``emit``'s checks are skipped, not needed: capture writes a plain dict of phase ``model`` whose counts it
-        read as counts (``capture.usage.count``), and every captured call passes here."""
+        read as counts (``capture.usage.count``), and every captured call passes here. Its agent id (``model:<provider>``,
+        the provider as the client names it) is screened as ``emit`` screens an adapter's."""
+        if type(agent_id) is not str or agent_id not in self._clean_names:
+            agent_id = self._screened_name(agent_id)
         return str(self._episode.recorder.emit("model", payload, agent_id=agent_id, caused_by=self._caused_by)["id"])
 
     def _act_parent(self, candidate_id: Any) -> str | None:

@@ -37,7 +37,6 @@ from ..errors import (
 from ..ids import new_checkpoint_id, new_event_id, validate_id, validate_new_episode_id
 from ..secrets import for_run as secrets_for_run
 from ..secrets import redact as redact_secrets
-from ..secrets.exact import exact
 from ..secrets.quoted import quoted
 from ..secrets.streamed import streamed_piece
 from ..store import EventWriter, is_sealed, now_iso, read_events_to_continue, read_state
@@ -105,7 +104,6 @@ class Recorder:
         self._ids = itertools.count(len(self.events) + 1)
         self.secrets = secrets_for_run(self.run_dir)  # secrets seen in this run: kept out of what it writes
         self.secrets.observe(state.get("goal"), (state.get("episode") or {}).get("tags"))
-        self._clean_agents: set[str] = set()  # agent ids judged holding no secret: a run writes the same few on every event
         # what the summary needs, kept per event (sealing stays constant time), and the token usage so far
         self._tally = EventTally.of(self.events)
         self._untallied: list[dict[str, Any]] = []  # model events written and not counted yet (``tally``)
@@ -253,8 +251,6 @@ class Recorder:
         if self.closed:
             raise self._ended()
         event_id = f"{self._id_base}{next(self._ids):012x}"  # uuid4-shaped: random per run + a counter
-        if type(agent_id) is not str or agent_id not in self._clean_agents:  # (a subclass may lie to the set)
-            agent_id = self._agent_shown(agent_id)
         event: dict[str, Any] = {
             "id": event_id,
             "episode_id": self.episode_id,
@@ -310,17 +306,6 @@ class Recorder:
                 except Exception:  # a broken view must never break the episode
                     pass
         return event
-
-    def _agent_shown(self, agent_id: Any) -> Any:
-        """``agent_id`` as written: with its secrets redacted (and learned, so redacted wherever else they stand), as an
-        adapter's phase is (``EpisodeContext.emit``); every writer of an event passes here, so an id is judged by one
-        rule whoever gives it (``ctx.emit``, a captured call's provider, ``model_call``'s). An id found clean is
-        remembered, up to 4096 of them: the check costs one set lookup per event."""
-        text = exact(agent_id) if isinstance(agent_id, str) else agent_id
-        out = self.secrets.redact(text, entropy=False)  # an id may read random: ``asst_Ab3d…``
-        if out == text and type(text) is str and len(self._clean_agents) < 4096:
-            self._clean_agents.add(text)
-        return out
 
     def _eager_sweep_due(self) -> bool:
         """Whether the sweep of a value learned late may run now rather than at the pause or seal: while the early
