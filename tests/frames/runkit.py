@@ -71,6 +71,17 @@ def write_run(
     return run
 
 
+def one_field_run(root: Path, ep: str, key: str, values: list[Any]) -> Path:
+    """A run of one ``act`` event per value, each holding it as ``payload[key]``, its summary's ``metrics[key]`` the
+    first value: a field of untrusted JSON, for the extra columns' readings of odd values."""
+    run = root / ep
+    run.mkdir(parents=True)
+    lines = [event(ep, i, "act", {key: value}, ts=f"2025-01-01T00:00:{i:02d}.000000+00:00") for i, value in enumerate(values)]
+    (run / "events.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    (run / "summary.json").write_text(json.dumps({"episode_id": ep, "metrics": {key: values[0]}}))
+    return run
+
+
 def model_call(ep: str, n: int, ts: str, model: str, provider: str | None, **tokens: Any) -> dict[str, Any]:
     payload = {
         "event_name": "model.call",

@@ -4,7 +4,6 @@ Each is now read as unknown and reported at its run's file (and line, for events
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pandas as pd
@@ -13,27 +12,14 @@ import pytest
 import noesis_nb
 from noesis_nb.frames import Column, events_df, runs_df
 
+from .runkit import one_field_run
+
 ODD = [1740823200.0, 1740823200, True, "yesterday", [1], {"a": 1}]
 TIMES = ["2025-03-01T10:00:00Z", "2025-03-01T10:00:00.5+00:00", None]
 
 
 def _run(root: Path, ep: str, values: list) -> Path:
-    run = root / ep
-    run.mkdir(parents=True)
-    lines = [
-        {
-            "id": f"{ep}-{i}",
-            "episode_id": ep,
-            "timestamp": f"2025-01-01T00:00:{i:02d}.000000+00:00",
-            "phase": "act",
-            "agent_id": "system",
-            "payload": {"at": value},
-        }
-        for i, value in enumerate(values)
-    ]
-    (run / "events.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
-    (run / "summary.json").write_text(json.dumps({"episode_id": ep, "metrics": {"at": values[0]}}))
-    return run
+    return one_field_run(root, ep, "at", values)
 
 
 @pytest.mark.parametrize("value", ODD, ids=repr)

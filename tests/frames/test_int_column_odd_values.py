@@ -6,33 +6,20 @@ A run's field is untrusted JSON: text that is no number, a list, an object, a nu
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pandas as pd
 
 from noesis_nb.frames import Column, events_df, runs_df
 
+from .runkit import one_field_run
+
 ODD = ["abc", 1e300, [1], {"a": 1}, 2**63]
 PLAIN = [7, None, -(2**63), 2**63 - 1]
 
 
-def _run(root: Path, ep: str, values: list) -> None:
-    run = root / ep
-    run.mkdir(parents=True)
-    lines = [
-        {
-            "id": f"{ep}-{i}",
-            "episode_id": ep,
-            "timestamp": f"2025-01-01T00:00:{i:02d}.000000+00:00",
-            "phase": "act",
-            "agent_id": "system",
-            "payload": {"n": value},
-        }
-        for i, value in enumerate(values)
-    ]
-    (run / "events.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
-    (run / "summary.json").write_text(json.dumps({"episode_id": ep, "metrics": {"n": values[0]}}))
+def _run(root: Path, ep: str, values: list) -> Path:
+    return one_field_run(root, ep, "n", values)
 
 
 def test_events_df_reads_odd_ints_as_missing(tmp_path: Path) -> None:
