@@ -35,7 +35,7 @@ def keywords_named(fn: Callable[P, R]) -> Callable[P, R]:
     def wrapped(*args: P.args, **kwargs: P.kwargs) -> R:
         for name, optional in _yes_no(fn).items():
             if name in kwargs:
-                check_yes_no(name, kwargs[name], optional=optional)
+                kwargs[name] = check_yes_no(name, kwargs[name], optional=optional)
         try:
             return fn(*args, **kwargs)
         except TypeError as exc:
@@ -46,11 +46,13 @@ def keywords_named(fn: Callable[P, R]) -> Callable[P, R]:
     return wrapped
 
 
-def check_yes_no(name: str, value: Any, *, optional: bool = False) -> None:
-    """Refuse a yes/no option that is not True or False (or None where ``optional``): ``"no"``, ``0`` or ``"false"``
-    would be read as true or false without a word."""
+def check_yes_no(name: str, value: Any, *, optional: bool = False) -> Any:
+    """``value`` as a plain bool (numpy's ``bool_``, from ``df.any()``, is one), or None where ``optional``; refuse any
+    other: ``"no"``, ``0`` or ``"false"`` would be read as true or false without a word."""
     if isinstance(value, bool) or (optional and value is None):
-        return
+        return value
+    if type(value).__module__ == "numpy" and type(value).__name__ in ("bool", "bool_"):  # numpy 2, numpy 1
+        return bool(value)
     fix = _MEANING.get(name) or ("True, False or None" if optional else "True or False")
     raise InvalidOptionError(f"{name}={quoted(value, 40)}: pass {fix}")
 

@@ -54,8 +54,7 @@ class Problems:
     """The problems of one load. ``strict`` turns the first one into an exception naming path and line."""
 
     def __init__(self, strict: bool):
-        check_yes_no("strict", strict)
-        self.strict = strict
+        self.strict = check_yes_no("strict", strict)
         self.items: list[LoadProblem] = []
         self._seen: set[LoadProblem] = set()  # one fact found by two readers of a run (its row, its calls) is said once
         self._later: list[LoadProblem] = []  # strict: raised once the load's own problems had their turn (``settle``)

@@ -4,6 +4,7 @@ and what True and False mean, before any run is read; True, False (and None for 
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from noesis_nb.errors import InvalidOptionError
@@ -48,8 +49,11 @@ def test_the_refusals_are_the_same_for_every_option(root, frame):
 def test_bools_and_none_still_load(root, frame):
     whole = frame(root)
     assert len(whole) > 0
-    for options in ({"cache": False}, {"cache": True}, {"progress": None}, {"progress": False}, {"strict": False}):
-        assert len(frame(root, **options)) == len(whole), options
+    options = [{"cache": False}, {"cache": True}, {"progress": None}, {"progress": False}, {"strict": False}]
+    # numpy's bools (``df.any()``, ``arr.all()``) are True and False too
+    options += [{"cache": np.False_}, {"cache": np.True_}, {"progress": np.False_}, {"strict": np.False_}]
+    for given in options:
+        assert len(frame(root, **given)) == len(whole), given
 
 
 def test_a_plot_yes_no_option_is_refused_too(root):
