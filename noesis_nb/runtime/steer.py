@@ -39,14 +39,17 @@ MAX_SENDER = 200
 _BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
+_KEPT = "\t\n\r\x0b\x0c\x1c\x1d\x1e\x85"  # TAB and the control characters str.splitlines reads as line ends
+
+
 def check_free_text(text: str, what: str) -> None:
     """The rule of text a person writes into a run (a steer's text, a decision's reason): at most ``MAX_TEXT``
     characters, and no control character but TAB and line ends (a NUL, an ESC that starts a terminal sequence) nor
     a bidi control. It is written to the run's files and shown in every view, frame and terminal line.
     InvalidOptionError naming ``what``, the length or the character and its place; the text itself is not quoted."""
     if len(text) > MAX_TEXT:
-        raise InvalidOptionError(f"{what} is {len(text):,} characters; keep it under {MAX_TEXT:,}")
-    bad = next((ch for ch in text if ch in _BIDI or (unicodedata.category(ch) == "Cc" and ch not in "\t\n\r")), None)
+        raise InvalidOptionError(f"{what} is {len(text):,} characters; keep it to at most {MAX_TEXT:,}")
+    bad = next((ch for ch in text if ch in _BIDI or (unicodedata.category(ch) == "Cc" and ch not in _KEPT)), None)
     if bad is not None:
         raise InvalidOptionError(
             f"{what} {unseen_said(bad, text.index(bad))}: write it as plain text (line ends and tabs are kept)"

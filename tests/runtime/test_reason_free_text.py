@@ -18,7 +18,9 @@ from noesis_nb.errors import InvalidOptionError
 from noesis_nb.runtime.steer import MAX_TEXT, check_steer
 
 BAD = ["x" * 2_000_000, "ok\x1b[2Jgone", "see \u202eexe.txt", "a\x00b", "x" * (MAX_TEXT + 1)]
-GOOD = "checked the diff\n\tlooks fine\r\n" + "y" * (MAX_TEXT - 40)
+# line ends and tabs kept: every control character str.splitlines reads as a line end (VT, FF, NEL…) is one
+_LINES = "checked the diff\n\tlooks fine\r\npage\x0cbreak\x0bvt\x85nel\x1cfs\x1dgs\x1ers\u2028ls\u2029ps "
+GOOD = _LINES + "y" * (MAX_TEXT - len(_LINES))
 
 
 def _agent(task: str, ctx: Any) -> str:
