@@ -137,6 +137,8 @@ def test_a_batch_handle_is_summarised_from_its_own_runs_not_a_run_claiming_its_t
         doc = json.loads((crafted / name).read_text().replace(source.name, crafted.name).replace('"ok"', '"error"'))
         doc.update({"started_at": "2099-01-01T00:00:00+00:00"} if "started_at" in doc else {})
         (crafted / name).write_text(json.dumps(doc))
+    log = crafted / "events.jsonl"  # its log says so too: a summary edited alone is not the run's word on its status
+    log.write_text(log.read_text().replace(source.name, crafted.name).replace('"ok"', '"error"'))
     assert batch_summary(runs_df(root)).loc["echo", "ok"] == 1  # read as a frame of the root, the later run counts
     assert [e.status for e in handle.entries] == ["ok", "ok"]
     pd.testing.assert_frame_equal(batch_summary(handle), own)
