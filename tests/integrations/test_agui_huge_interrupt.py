@@ -51,13 +51,16 @@ def _decided(words: int, runs_dir: Any) -> tuple[Any, Any, Agent, float, int]:
 def test_a_huge_interrupt_is_shown_as_a_preview_and_the_loop_work_does_not_grow_with_it(runs_dir):
     _decided(0, runs_dir)  # imports and first calls
     shown, _, _, small, _ = _decided(200_000, runs_dir)  # 1.2 MB
+    small = min(small, _decided(200_000, runs_dir)[3])  # a busy machine only adds to one run's longest callback
     assert len(shown["preview"]) <= LIMIT and shown["preview"].startswith('{"id":"i1","reason":"upload","payload":{"blob":"word')
     assert shown["truncated"] == (
         f"more than {LIMIT} characters of JSON, the first {LIMIT} kept; pass max_value_chars= a larger number for more"
     )
     big, _, _, most, _ = _decided(2_000_000, runs_dir)  # 12 MB
     assert big == shown
-    assert most - small < 0.05, f"a loop callback took {most:.3f} s CPU with a 12 MB interrupt, {small:.3f} s with 1.2 MB"
+    most = min(most, _decided(2_000_000, runs_dir)[3])
+    # The same work for ten times the data: screening it all on the loop took 1.6 s at 1.2 MB and 14 s at 12 MB.
+    assert most < 1.5 * small + 0.05, f"a loop callback took {most:.3f} s CPU with a 12 MB interrupt, {small:.3f} s with 1.2 MB"
 
 
 def test_an_interrupt_under_max_value_chars_is_shown_whole(runs_dir):
