@@ -109,10 +109,11 @@ def build_payload_evidence(
     """Evidence safe to persist. ``secrets`` (the run's) learns what is found and redacts what it knew before.
 
     ``normalized_payload`` (stored) has secrets and ``redact_fields`` replaced but keeps
-    ``hash_fields`` values, so a draft can still run from disk; ``redacted_payload`` also has
-    ``hash_fields`` hashed (over the secret-free value). ``request_fingerprint`` is the sha256 of
-    the stored ``normalized_payload`` (what a reviewer sees and Noēsis checks), so it holds no hash of a
-    secret. ``redaction_applied`` is true when a rule is configured or a secret was found.
+    ``hash_fields`` values, so a draft can still run from disk; ``redacted_payload`` is it with
+    ``hash_fields`` hashed, each digest over the value stored at its path (a reader takes it again).
+    ``request_fingerprint`` is the sha256 of the stored ``normalized_payload`` (what a reviewer sees and
+    Noēsis checks), so it holds no hash of a secret. ``redaction_applied`` is true when a rule is configured
+    or a secret was found.
     """
     policy = policy or PayloadRedactionPolicy()
     safe, secret_paths, found = _redacted(normalized)
@@ -123,10 +124,11 @@ def build_payload_evidence(
     safe = scrubbed
     stored = _transform(safe, policy.redact_fields, lambda _v: REDACTED_VALUE)
     secrets.learn(_changed_values(normalized, stored))  # what the policy redacts stays out of everything else too
+    stored = secrets.scrub(stored)  # here as well (a hashed field holding it): the save scrubs it so in any case
     stored, _ = redact_secrets(stored)  # the guard a save applies again: the fingerprint covers the stored bytes
     return PayloadEvidence(
         normalized_payload=stored,
-        redacted_payload=apply_redaction(safe, policy),
+        redacted_payload=apply_redaction(stored, policy),  # each digest over the value stored at its path
         request_fingerprint=request_fingerprint(stored),
         redaction_applied=bool(policy.redact_fields or policy.hash_fields or secret_paths),
     )

@@ -10,6 +10,7 @@ Such a draft is refused (``PayloadIntegrityError``) before anything runs, and vi
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from noesis_nb._jsonio import canonical_json
@@ -22,6 +23,7 @@ from .types import PreparedToolInvocation
 __all__ = ["DEFAULT_PREFLIGHT_METHOD", "shown_mismatch", "check_shown"]
 
 DEFAULT_PREFLIGHT_METHOD = "noesis_nb.default_preflight/1"
+_DIGEST = re.compile(r"sha256:[0-9a-f]{64}")  # what ``hash_value`` gives
 
 
 def shown_mismatch(prepared: PreparedToolInvocation) -> str | None:
@@ -78,11 +80,13 @@ def _shows(shown: Any, runs: Any, redacted: Any) -> bool:
 
 
 def _hashed_before_save(shown: Any, value: Any) -> bool:
-    """A hashed leaf (``hash_fields``) over a value the save then redacted further (a field policy's secret standing
-    in a hashed field too): its hash cannot be taken again, and it shows the approver a digest, no command to trust."""
+    """A digest over a value the save then redacted further: kept only for drafts the previous release wrote (they may
+    wait paused in a runs folder). It hashed ``hash_fields`` before a field policy's secret standing in the hashed
+    field too was scrubbed from it, so its hash cannot be taken again; the writer now hashes the stored value
+    (``_hashed`` checks it exactly). Only a digest's own form is accepted there: it shows no command to trust."""
     return (
         isinstance(shown, str)
-        and shown.startswith("sha256:")
+        and _DIGEST.fullmatch(shown) is not None
         and REDACTED_VALUE in canonical_json([value]).decode("utf-8", "replace")
     )
 
