@@ -5,6 +5,7 @@ same values, with secrets as ``"[REDACTED]"`` in both and ``hash_fields`` hashed
 only. A record whose shown payload is not that (edited, or crafted in a shared runs folder) would have a person
 approve one command and run another; so would a default impact hash (``default_preflight``) over another payload
 (checked when the shown payload holds no ``"[REDACTED]"``: the hash is taken before the save's last redaction).
+So would one whose payloads are not its protocol's (``shown_shape``: a list where a dict is expected).
 Such a draft is refused (``PayloadIntegrityError``) before anything runs, and views show it as refused.
 """
 
@@ -18,6 +19,7 @@ from noesis_nb._jsonio import canonical_json
 from .errors import PayloadIntegrityError
 from .fingerprints import default_impact_hash
 from .redaction import REDACTED_VALUE, hash_value, redact_secrets
+from .shown_shape import shape_problem
 from .types import PreparedToolInvocation
 
 __all__ = ["DEFAULT_PREFLIGHT_METHOD", "shown_mismatch", "check_shown"]
@@ -29,6 +31,9 @@ _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")  # what ``hash_value`` gives
 def shown_mismatch(prepared: PreparedToolInvocation) -> str | None:
     """Why the draft does not show what it runs, or None when it does."""
     shown, runs = prepared.payload.redacted_payload, prepared.payload.normalized_payload
+    unreadable = shape_problem(str(getattr(prepared.protocol, "value", prepared.protocol)), shown, runs)
+    if unreadable is not None:  # a field of another type than its protocol's (not one a policy replaced whole)
+        return unreadable
     if canonical_json(shown) != canonical_json(runs):
         redacted, _ = redact_secrets(runs)  # a writer storing the real secrets to run shows them redacted
         if not _shows(shown, runs, redacted):

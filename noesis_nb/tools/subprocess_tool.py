@@ -18,6 +18,7 @@ behind to finish its effect later, after a user has checked and retried.
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import sys
@@ -31,6 +32,7 @@ from ._base import as_json_data, check_keys, make_result
 from .errors import InvalidToolPayloadError
 from .exec_checks import check_exec
 from .redaction import REDACTED_VALUE, is_secret_key
+from .shown_shape import is_replaced
 from .types import (
     ExecutionStatus,
     PreparedToolInvocation,
@@ -153,17 +155,35 @@ def render_command_line(payload: Mapping[str, Any]) -> str:
     """Shell-like display of a subprocess payload: ``cd <cwd> && KEY=val … argv``.
 
     Secret-looking or already redacted env values show as ``KEY=[REDACTED]``, and the interpreter
-    running this process (``sys.executable``) shows as ``python``. For display only: the payload,
-    its fingerprint and what runs are unchanged.
+    running this process (``sys.executable``) shows as ``python``. A field a policy replaced whole
+    (``redact_fields`` / ``hash_fields``) shows as ``env=[REDACTED]`` / ``argv=sha256:…``, as does one
+    of another type (such a draft is refused, ``shown_shape``). For display only: the payload, its
+    fingerprint and what runs are unchanged.
     """
     parts = []
-    if payload.get("cwd"):
-        parts.append(f"cd {shlex.quote(str(payload['cwd']))} &&")
-    for key, value in (payload.get("env") or {}).items():
-        shown = REDACTED_VALUE if is_secret_key(key) or value == REDACTED_VALUE else shlex.quote(str(value))
-        parts.append(f"{key}={shown}")
-    argv = [str(a) for a in payload.get("argv") or []]
-    if argv and argv[0] == sys.executable:
-        argv[0] = "python"
-    parts.append(shlex.join(argv))
+    cwd, env, timeout, argv = (payload.get(name) for name in ("cwd", "env", "timeout_ms", "argv"))
+    if isinstance(cwd, str) and cwd and not is_replaced(cwd):
+        parts.append(f"cd {shlex.quote(cwd)} &&")
+    elif cwd:
+        parts.append(f"cwd={_whole(cwd)}")
+    if isinstance(env, Mapping):
+        for key, value in env.items():
+            shown = REDACTED_VALUE if is_secret_key(str(key)) or value == REDACTED_VALUE else shlex.quote(str(value))
+            parts.append(f"{key}={shown}")
+    elif env:
+        parts.append(f"env={_whole(env)}")
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int)):
+        parts.append(f"timeout_ms={_whole(timeout)}")
+    if isinstance(argv, (list, tuple)):
+        args = [str(a) for a in argv]
+        if args and args[0] == sys.executable:
+            args[0] = "python"
+        parts.append(shlex.join(args))
+    elif argv is not None:
+        parts.append(f"argv={_whole(argv)}")
     return " ".join(parts)
+
+
+def _whole(value: Any) -> str:
+    """A field shown whole: the marker or digest as it stands, anything else quoted as one shell word."""
+    return value if is_replaced(value) else shlex.quote(value if isinstance(value, str) else json.dumps(value, default=str))

@@ -35,7 +35,7 @@ _PART_SHOWN = 2000  # characters of one argument, variable or directory sent to 
 _ITEMS_SHOWN = 40  # arguments (and variables) sent to the page; the rest are counted
 _LIST_SHOWN = 8000  # characters of all the arguments (or variables) together sent to the page
 _PAYLOAD_SHOWN = 4000  # characters of a payload or command line sent to the page
-_CWD_KEY, _ENV_KEY = "['cwd']", "['env']"
+_CWD_KEY, _ENV_KEY, _TIMEOUT_KEY = "['cwd']", "['env']", "['timeout_ms']"
 
 
 def _time(value: Any) -> str:
@@ -117,9 +117,10 @@ def _in_python(key: str, field: str = "redacted_payload") -> str:
 
 
 def _env_lines(env: Any) -> list[str]:
-    """``KEY=value`` of each variable the command runs with (the value redacted under a secret-looking name)."""
+    """``KEY=value`` of each variable the command runs with (the value redacted under a secret-looking name); an env a
+    field policy replaced whole shows as ``env=[REDACTED]`` / ``env=sha256:…``, as the command line does."""
     if not isinstance(env, Mapping):
-        return [] if env in (None, "", {}) else [str(env)]
+        return [] if env in (None, "", {}) else [f"env={env}"]
     return [f"{key}={REDACTED_VALUE if is_secret_key(str(key)) else value}" for key, value in env.items()]
 
 
@@ -172,6 +173,9 @@ def command_html(p: Any) -> str:
             extra = f"<dt>cwd</dt><dd>{_exact(cwd, _PART_SHOWN, _in_python(_CWD_KEY))}</dd>" if cwd else ""
             if env:
                 extra += f"<dt>env</dt><dd><ul>{_items_html(env, _ENV_KEY)}</ul></dd>"
+            timeout = payload.get("timeout_ms")
+            if isinstance(timeout, str):  # replaced whole by a field policy: shown, as a number is not
+                extra += f"<dt>timeout</dt><dd>timeout_ms={_exact(timeout, _PART_SHOWN, _in_python(_TIMEOUT_KEY))}</dd>"
             return f"<dt>argv</dt><dd><ol>{items}</ol></dd>{extra}"
     if raw_line:
         return f"<dt>command</dt><dd><code>$ {_exact(raw_line, _PAYLOAD_SHOWN, _in_python('', 'command_line'))}</code></dd>"
@@ -190,8 +194,8 @@ def pending_html(p: Any, decision: Mapping[str, Any] | None = None, ended: str |
         f"{command_html(p)}"
         f"<dt>asked at</dt><dd>{esc(_time(p.requested_at))}</dd>"
         f"<dt>draft</dt><dd>{label(p.draft_id, 300)}</dd>"
-        f"<dt>fingerprint</dt><dd>{esc(p.fingerprint)}</dd>"
-        + (f"<dt>impact</dt><dd>{esc(p.impact_hash)}</dd>" if p.impact_hash else "")
+        f"<dt>fingerprint</dt><dd>{label(p.fingerprint, 300)}</dd>"  # a draft's file may say anything here
+        + (f"<dt>impact</dt><dd>{label(p.impact_hash, 300)}</dd>" if p.impact_hash else "")
     )
     listing = f"<dl>{details}</dl>"
     if decision is not None:  # decided: the details stay one click away
