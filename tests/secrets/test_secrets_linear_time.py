@@ -90,23 +90,28 @@ times = []
 for size in json.loads(sys.argv[1]):
     keys = [f"AKIA{n * 7919:016d}" for n in range(size // 21)]
     text = " ".join(keys)
-    start = time.perf_counter()
-    widen_all(text, keys)
-    times.append(time.perf_counter() - start)
+    spent = []
+    for _ in range(2):  # the lesser of two, in CPU time: a busy machine stretches wall time, and a pause counts once
+        start = time.process_time()
+        widen_all(text, keys)
+        spent.append(time.process_time() - start)
+    times.append(min(spent))
 print(json.dumps(times))
 """
 
 
 def test_widening_time_grows_linearly_with_distinct_values() -> None:
     """Widening 400 KB of distinct access keys, each a value found, takes less than 8 times as long as 100 KB
-    (a search of the text per value takes 16 times: 32,000 keys in 670 KB took 20 s)."""
+    (a search of the text per value takes 16 times: 32,000 keys in 670 KB took 20 s). Times are the child's CPU
+    time, the lesser of two runs: about 0.03 s and 0.15 s now, at any load; a search per value took 0.18 s and 2.69 s,
+    over this bound's 1.64 s."""
     args = json.dumps([100_000, 400_000])
     try:
         out = subprocess.run([sys.executable, "-c", _WIDEN_CHILD, args], capture_output=True, text=True, timeout=120, check=True)
     except subprocess.TimeoutExpired:
         pytest.fail("widening 100 KB and 400 KB of distinct keys took over 2 minutes")
     small, large = json.loads(out.stdout)
-    assert large < 8 * small + 0.5, f"{small:.2f} s at 100 KB, {large:.2f} s at 400 KB"
+    assert large < 8 * small + 0.2, f"{small:.3f} s at 100 KB, {large:.3f} s at 400 KB"
 
 
 _DENSE_CHILD = """
