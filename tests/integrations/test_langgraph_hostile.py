@@ -297,6 +297,7 @@ def test_a_huge_interrupt_value_is_kept_as_a_preview_and_the_loop_keeps_ticking(
 
     first, _, _ = shown(0)
     value, small, small_gap = shown(400_000)  # 2.4 MB
+    small = min(small, shown(400_000)[1])  # a busy machine only adds to one run's longest callback
     assert len(value["preview"]) <= limit and value["preview"].startswith('{"tool":"upload","blob":"word word')
     assert value["truncated"] == (
         f"more than {limit} characters of JSON, the first {limit} kept; pass max_value_chars= a larger number for more"
@@ -304,7 +305,10 @@ def test_a_huge_interrupt_value_is_kept_as_a_preview_and_the_loop_keeps_ticking(
     assert OPENAI[:12] not in value["preview"]
     big, most, big_gap = shown(8_000_000)  # 48 MB
     assert first == value == big
-    assert most - small < 0.05, f"a loop callback took {most:.3f} s CPU with a 48 MB value, {small:.3f} s with 2.4 MB"
+    most = min(most, shown(8_000_000)[1])
+    # The same work for twenty times the value: reading it whole took 0.19 s CPU on the loop at 48 MB against 0.03 s
+    # at 2.4 MB, where this bound is 0.09 s; today both are about 0.02 s, at load 9-14 on two cores too.
+    assert most < 1.5 * small + 0.05, f"a loop callback took {most:.3f} s CPU with a 48 MB value, {small:.3f} s with 2.4 MB"
     assert max(small_gap, big_gap) < 2.0, f"the event loop did not tick for {max(small_gap, big_gap):.1f} s"  # coarse
 
 
