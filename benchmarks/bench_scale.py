@@ -20,6 +20,15 @@ linear). Usage: python benchmarks/bench_scale.py [--min 10] [--max 10000] [--dir
 
 ``--against DIR`` measures this code and the noesis_nb package in DIR (another commit's, unpacked there) in
 alternating fresh processes and prints the ratio of each pair, CPU time and wall clock (``--only``, ``--pairs``).
+
+``--unsealed 1000`` measures instead runs with no manifest.json, whose status runs_df takes from the log's last
+``terminate`` (``store.status.run_status``): half paused at a tool draft (``--unsealed-events`` each, 2,000 by
+default; no summary, a checkpoint), half crashed (the same length, the last line torn, the writer's note left).
+Beside runs_df cold and warm it measures, in the same invocation:
+
+  summary + tail  scandir, open summary.json (absent here) and os.pread the last 4 KB of each events.jsonl
+  floor           read every events.jsonl and orjson.loads every line (a run without a summary has its model
+                  calls, tool calls and pauses only in its log: runs_df reads these logs whole)
 """
 
 from __future__ import annotations
@@ -36,11 +45,14 @@ import tempfile
 import time
 from pathlib import Path
 
+import orjson
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_frames import _write_run, m_floor, m_summary_loop
 
 from noesis_nb.frames.runindex import INDEX_DIR
+from noesis_nb.store.ownership import OWNER_FILE
 
 FRAMES = ("events_df", "runs_df", "tools_df", "usage_df")
 SIZES = (10, 100, 1_000, 10_000, 100_000)
@@ -60,6 +72,94 @@ def build(root: Path, runs: int) -> float:
     return time.perf_counter() - start
 
 
+def build_unsealed(root: Path, runs: int, events: int) -> float:
+    """``runs`` runs without manifest.json under ``root``: even ones paused at a tool draft, odd ones crashed with
+    a torn last line (``bench_frames``' runs of ``events`` events, their seal and summary taken away); seconds spent."""
+    start = time.perf_counter()
+    root.mkdir(parents=True, exist_ok=True)
+    have = sum(1 for _ in os.scandir(root))
+    rnd = random.Random(runs)
+    for i in range(have, runs):
+        _write_run(root, i, events, rnd)
+        run = next(p for p in root.glob(f"ep_{i:06d}BENCH*"))
+        for name in ("manifest.json", "final.json", "summary.json"):
+            (run / name).unlink()
+        lines = (run / "events.jsonl").read_bytes().splitlines(keepends=True)[:-6]  # reflect … memory: no end
+        last = json.loads(lines[-1])
+        state = json.loads((run / "state.json").read_bytes())
+        if i % 2 == 0:  # paused: run.interrupt, then its checkpoint, as the recorder writes a pause
+            for n, (kind, status) in enumerate((("run.interrupt", "interrupted"), ("run.checkpoint", "paused"))):
+                event = {**last, "id": f"{last['id'][:-4]}{n:04x}", "phase": "runtime", "agent_id": "system"}
+                event.update(payload={"kind": kind, "status": status}, event_type=kind)
+                lines.append(json.dumps(event, sort_keys=True, separators=(",", ":")).encode() + b"\n")
+            (run / "checkpoints" / "chk_bench").mkdir(parents=True)
+            (run / "checkpoints" / "chk_bench" / "checkpoint.json").write_text('{"status": "paused"}')
+            state["outcomes"]["status"] = "partial"
+        else:  # crashed: killed mid-write, its owner note left behind (nobody holds its lock)
+            lines[-1] = lines[-1][: len(lines[-1]) // 2]
+            (run / OWNER_FILE).write_text("")
+            state["outcomes"]["status"] = "pending"
+        (run / "events.jsonl").write_bytes(b"".join(lines))
+        (run / "state.json").write_text(json.dumps(state))
+    return time.perf_counter() - start
+
+
+def m_summary_tail(root: str) -> int:
+    """The least a runs table of unsealed runs reads: each summary.json (absent: the run is unsealed) and the last
+    4 KB of each log, where a ``terminate`` would be."""
+    n = 0
+    for entry in os.scandir(root):
+        try:
+            with open(os.path.join(entry.path, "summary.json"), "rb") as fh:
+                orjson.loads(fh.read())
+        except FileNotFoundError:
+            pass
+        fd = os.open(os.path.join(entry.path, "events.jsonl"), os.O_RDONLY)
+        try:
+            os.pread(fd, 4096, max(0, os.fstat(fd).st_size - 4096))
+        finally:
+            os.close(fd)
+        n += 1
+    return n
+
+
+def m_log_floor(root: str) -> int:
+    """``bench_frames.m_floor`` that skips a line that does not parse (a crashed run's torn last line)."""
+    n = 0
+    loads = orjson.loads
+    for entry in os.scandir(root):
+        with open(os.path.join(entry.path, "events.jsonl"), "rb") as fh:
+            data = fh.read()
+        for line in data.splitlines():
+            try:
+                loads(line)
+            except orjson.JSONDecodeError:
+                continue
+            n += 1
+    return n
+
+
+def unsealed(base: Path, runs: int, events: int, repeat: int, processes: int) -> None:
+    """runs_df over runs with no manifest, with the baselines above measured in the same invocation."""
+    root = base / f"unsealed{runs}x{events}"
+    built = build_unsealed(root, runs, events)
+    for path in root.glob("*/*"):  # the page cache holds every file: cold means a fresh process, not a cold disk
+        if path.is_file():
+            path.read_bytes()
+    r = {m: measure(m, root, repeat, processes) for m in ("summary_tail", "log_floor", "runs_df:cold", "runs_df:warm")}
+    size = sum(p.stat().st_size for p in root.glob("*/events.jsonl")) / 1e6
+    print(f"\n{runs:,} runs without manifest.json x {events} events ({size:.0f} MB of logs; built in {built:.1f} s)")
+    print(f"  {'summary + 4 KB tail (os.pread)':<36} {r['summary_tail']['seconds']:9.4f} s")
+    print(f"  {'floor (read + orjson every line)':<36} {r['log_floor']['seconds']:9.4f} s")
+    cold, warm = r["runs_df:cold"], r["runs_df:warm"]
+    print(
+        f"  runs_df    cold {cold['seconds']:9.4f} s (cpu {cold['cpu']:.4f})  warm {warm['seconds']:8.4f} s  "
+        f"warm/cold 1/{cold['seconds'] / warm['seconds']:5.1f}  memory +{cold['grew_mb']:6.0f} MB"
+    )
+    for label, den in (("summary + tail", r["summary_tail"]), ("floor", r["log_floor"])):
+        print(f"  runs_df / {label}: cold {cold['seconds'] / den['seconds']:.1f}x, warm {warm['seconds'] / den['seconds']:.2f}x")
+
+
 def _child(method: str, root: str, repeat: int) -> None:
     """One measurement in this fresh process: best of ``repeat``; peak RSS of the process."""
     import resource
@@ -68,6 +168,10 @@ def _child(method: str, root: str, repeat: int) -> None:
         fn = lambda: m_floor(root)  # noqa: E731
     elif method == "summary":
         fn = lambda: m_summary_loop(root)  # noqa: E731
+    elif method == "summary_tail":
+        fn = lambda: m_summary_tail(root)  # noqa: E731
+    elif method == "log_floor":
+        fn = lambda: m_log_floor(root)  # noqa: E731
     elif method.startswith("list_runs:"):
         from noesis_nb import list_runs
 
@@ -183,8 +287,17 @@ def main() -> None:
     )
     parser.add_argument("--only", default=None, help="with --against: methods, e.g. list_runs:cold,tools_df:warm")
     parser.add_argument("--pairs", type=int, default=5, help="with --against: alternating pairs of processes per method")
+    parser.add_argument("--unsealed", type=int, default=0, help="measure runs_df over this many runs without manifest.json")
+    parser.add_argument("--unsealed-events", type=int, default=2_000, help="with --unsealed: events a run (default 2000)")
     args = parser.parse_args()
     base = args.dir or Path(tempfile.mkdtemp(prefix="noesis_nb_scale_"))
+    if args.unsealed:
+        print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs; corpus in {base}; best of {args.processes} processes")
+        unsealed(base, args.unsealed, args.unsealed_events, args.repeat, args.processes)
+        shutil.rmtree(Path(tempfile.gettempdir()) / f"noesis_nb_scale_cache_{os.getpid()}", ignore_errors=True)
+        if args.dir is None:
+            shutil.rmtree(base, ignore_errors=True)
+        return
     sizes = [n for n in SIZES if args.min <= n <= args.max]
     if args.against is not None:
         methods = args.only.split(",") if args.only else [f"{f}:{t}" for f in (*FRAMES, "list_runs") for t in ("cold", "warm")]

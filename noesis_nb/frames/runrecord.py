@@ -434,16 +434,29 @@ def _other_episodes(ref: RunRef, data: bytes, url: str, problems: list[LoadProbl
     """Report the events of the log that name another episode than the run's folder (``eventids``), at their lines.
 
     Decided by counting bytes; only a log where the count is off (an event naming another run or none, a
-    blank line, a line being written) is parsed whole to find which.
+    blank line) is parsed whole to find which. A torn last line (no event) is left out of the count.
     """
     # counted by numpy: bytes.count of one byte is a plain loop, ~3x slower
-    lines = int(np.count_nonzero(np.frombuffer(data, np.uint8) == 10)) + (not data.endswith(b"\n") and bool(data))
-    if names_only(data, ref.name, lines):
+    newlines = int(np.count_nonzero(np.frombuffer(data, np.uint8) == 10))
+    last = data[data.rfind(b"\n") + 1 :]  # b"" unless the last line has no newline
+    if names_only(data, ref.name, newlines + bool(last)):
+        return
+    if last and not _whole_event(last) and names_only(data[: len(data) - len(last)], ref.name, newlines):
+        # a torn last line (being written, or cut by a crash) is no event (``parse_lines``): the whole lines decide,
+        # without parsing a crashed run's log whole to learn nothing
         return
     numbers: list[int] = []
     events = parse_lines(data, url, strict=False, errors=[], numbers=numbers)
     found = other_episodes([e.get("episode_id") for e in events], ref.name)
     problems.extend(LoadProblem(url, numbers[i], reason) for i, reason in found)
+
+
+def _whole_event(line: bytes) -> bool:
+    """Whether a last line without its newline is an event, as ``parse_lines`` reads one: a JSON object."""
+    try:
+        return type(orjson.loads(line)) is dict
+    except orjson.JSONDecodeError:
+        return False
 
 
 def _one_day(started: Any, duration: Any) -> bool:
@@ -482,15 +495,34 @@ def _waiting(data: bytes) -> tuple[float, bool]:
     """``waits.waiting_seconds`` of the lines of ``data`` that may be a pause or a resume (parsed only those), and
     whether a pause is still open at the end of them."""
     spans = PauseSpans()
-    for line in data.split(b"\n"):
-        if b"run.resume" in line or b"run.interrupt" in line or b"run.checkpoint" in line:
-            try:
-                event = orjson.loads(line)
-            except orjson.JSONDecodeError:  # events_df reports the line
-                continue
-            if type(event) is dict:
-                spans.note(screened(line, event)[0])  # a key written twice: unknown (events_df reports it)
+    for start, end in _lines_holding(data, _PAUSE_NEEDLES):
+        line = data[start:end]
+        try:
+            event = orjson.loads(line)
+        except orjson.JSONDecodeError:  # events_df reports the line
+            continue
+        if type(event) is dict:
+            spans.note(screened(line, event)[0])  # a key written twice: unknown (events_df reports it)
     return spans.waited, spans.pausing
+
+
+_PAUSE_NEEDLES = (b"run.resume", b"run.interrupt", b"run.checkpoint")
+
+
+def _lines_holding(data: bytes, needles: tuple[bytes, ...]) -> list[tuple[int, int]]:
+    """(start, end) of each line of ``data`` holding one of ``needles``, once each, in file order: found by
+    ``bytes.find``, so a long log of other events costs no Python work a line (a paused run's log is read whole)."""
+    found: dict[int, int] = {}
+    find = data.find
+    for needle in needles:
+        i = find(needle)
+        while i != -1:
+            start = data.rfind(b"\n", 0, i) + 1
+            end = find(b"\n", i)
+            end = len(data) if end == -1 else end
+            found[start] = end
+            i = find(needle, end)
+    return sorted(found.items())
 
 
 #: the files a run's status is read from: when one of them cannot be read, "running" or "paused" is only a guess
