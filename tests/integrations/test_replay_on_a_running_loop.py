@@ -73,8 +73,10 @@ def _run(tmp_path: Path, first_after: float) -> dict:
 
 
 def test_a_stream_whose_first_row_is_seconds_away_does_not_hold_the_loop(tmp_path: Path) -> None:
-    seen = _run(tmp_path, first_after=3.0)
-    assert seen["returned"] < 2.0 and seen["longest_gap"] < 2.0, seen  # the loop waited well under the row's 3 s
+    seen = _run(tmp_path, first_after=8.0)
+    # the loop waits at most ON_LOOP_S (0.5 s) for the row: 1.9-2.4 s seen at load 13-14 on two cores (wall time,
+    # which the machine stretches); reading ahead on the loop held it until the row came: 10.5 s
+    assert seen["returned"] < 5.0 and seen["longest_gap"] < 5.0, seen
     assert seen["status"] == "ok"
     assert seen["notes"] == [f"row {i}" for i in range(4)]  # every row replayed, in order
     assert 2025 not in seen["years"], seen  # stamped as imported throughout: one clock, never the recorded one mixed in
