@@ -56,13 +56,17 @@ class Selection:
     reason: Any
     confirm_box: Any
     confirm_button: Any
+    cancel_button: Any
     approve_selected: Any
     reject_selected: Any
     _lock: threading.RLock
     _bulk: bool
     _confirming: tuple[bool, list[str]] | None
+    _summary = ""  # what the last decision of several said (plain text)
     _resume_rows: dict[str, ResumeRow]
     decided: Any  # the rows decided, newest last (a bounded deque)
+    focus: Any  # the inbox's CardFocus: where the keyboard focus goes after a press
+    pressed: Any  # the inbox's PressedLine: what the last press did, where the focus goes after it
 
     def refresh(self) -> None:
         raise NotImplementedError
@@ -87,6 +91,7 @@ class Selection:
         self.message.value = ""
         self.confirm_box.layout.display = None
         self.approve_selected.disabled = self.reject_selected.disabled = True
+        self.focus.move(self.confirm_button)  # the button pressed is disabled: the focus would fall to the page's body
 
     def _word_question(self, approve: bool, chosen: list[Row], gone: list[str]) -> None:
         """``Approve 2 drafts?`` for what still waits of the rows asked about (``gone``: what became of the others)."""
@@ -129,7 +134,13 @@ class Selection:
         if left:
             self._word_question(self._confirming[0], left, gone)
             return
+        asked = self._asked_with()
         self._close_question()
+        if self.focus.target in (self.confirm_button, self.cancel_button):  # they hide: back to the button that asked
+            if self.rows:
+                self.focus.follow(asked)
+            else:
+                self.focus.release()
         self.message.value = (
             '<span class="nnb-muted" role="status">nothing left to confirm: every row asked about was decided since '
             f"({esc(', '.join(gone))})</span>"
@@ -143,11 +154,27 @@ class Selection:
         with self._lock:
             rows, gone = self._asked_about()
         self._close_question()
-        return self._decide(rows, approve, self.reason.value.strip() or None, since=gone)
+        decisions = self._decide(rows, approve, self.reason.value.strip() or None, since=gone)
+        # the focus goes to the line saying what the confirmation did (the question and, once nothing waits, the
+        # toolbar hide): the line says it, read out as it takes the focus, so the inbox's message says it no more
+        self.pressed.say(self._summary)
+        self.message.value = ""
+        self.focus.move(self.pressed.line)
+        return decisions
 
     def cancel(self) -> None:
+        """Cancel: nothing is decided; the focus goes back to the button that asked."""
+        asked = self._asked_with()
         self._close_question()
         self.message.value = '<span class="nnb-muted">nothing decided</span>'
+        if asked is not None:
+            self.focus.move(asked)
+
+    def _asked_with(self) -> Any:
+        """The toolbar button that opened the question (None when none is open)."""
+        if self._confirming is None:
+            return None
+        return self.approve_selected if self._confirming[0] else self.reject_selected
 
     def _close_question(self) -> None:
         self._confirming = None
@@ -171,7 +198,8 @@ class Selection:
         note = f" · {failed} could not be decided (see the row)" if failed else ""
         note += f" · decided before the confirmation: {', '.join(since)}" if since else ""
         drafts = f"{len(decisions):,} draft{'' if len(decisions) == 1 else 's'}"
-        self.message.value = f'<span class="nnb-muted" role="status">{verb} {drafts}{esc(note)}</span>'
+        self._summary = f"{verb} {drafts}{note}"
+        self.message.value = f'<span class="nnb-muted" role="status">{esc(self._summary)}</span>'
         self.refresh()
         return decisions
 

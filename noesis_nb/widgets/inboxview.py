@@ -239,6 +239,8 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
         word, and the rows as they stand say which comes after it once it has left them (``_row_clicked``)."""
         if self.message.value:
             self.message.value = ""
+        if self.pressed.line.layout.display != "none":  # what a confirmation or a Resume did, before this
+            self.pressed.line.layout.display = "none"
         self._rows_at_click = list(self.rows.values())
 
     def _row_clicked(self, row: Row, approve: bool) -> None:

@@ -88,7 +88,7 @@ def test_a_selection_of_two_is_decided_only_after_confirming(runs_dir: Path, tmp
     inbox.confirm_button.click()
     assert [len(decisions(runs_dir / ep)) for ep in eps] == [1, 1, 0]
     assert first.decided and second.decided and not third.decided
-    assert [i.episode_id for i in inbox.pending] == [eps[2]] and "approved 2 drafts" in inbox.message.value
+    assert [i.episode_id for i in inbox.pending] == [eps[2]] and "approved 2 drafts" in inbox.pressed.line.value
     assert "1 draft waiting in 1 run" in inbox.header.value and "2 ready to resume" not in inbox.header.value
     assert "2 decided on disk, ready to resume" in inbox.header.value and len(inbox.resume_box.children) == 2
     html = inbox.snapshot_html()

@@ -66,3 +66,26 @@ def test_a_decision_that_fails_gives_the_focus_back_to_the_button_pressed(
     assert _focus_sent(comm_log, first.reject_button) == 1
     assert _all_focus(comm_log, [first, second]) == 1
     view.close()
+
+
+def test_the_selection_s_question_takes_the_focus_and_gives_it_back(
+    runs_dir: Path, tmp_path: Path, nnb: Any, comm_log: list[Any]
+) -> None:
+    """Approve selected… disables itself and shows the question: the focus goes to Confirm (it fell to the page's
+    body); Cancel gives it back to the button that asked, Confirm to the line saying what was decided."""
+    view, first, second, _ = _two_paused(runs_dir, nnb, tmp_path)
+    view.tick_all()
+    view.reject_selected.click()
+    assert view.reject_selected.disabled and _focus_sent(comm_log, view.confirm_button) == 1
+    view.cancel_button.click()
+    assert not view.reject_selected.disabled and _focus_sent(comm_log, view.reject_selected) == 1
+    assert _focus_sent(comm_log, view.approve_selected) == 0
+    view.approve_selected.click()
+    assert _focus_sent(comm_log, view.confirm_button) == 2
+    view.confirm_button.click()
+    assert first.decision is not None and second.decision is not None
+    assert _focus_sent(comm_log, view.pressed.line) == 1 and view.focus.target is view.pressed.line
+    assert view.pressed.line.value == "approved 2 drafts" and view.pressed.line.layout.display is None
+    assert view.message.value == ""  # said once, on the focused line
+    assert _all_focus(comm_log, [first, second]) == 0
+    view.close()

@@ -25,7 +25,7 @@ def test_a_row_decided_on_its_own_row_leaves_the_question_and_the_answer_names_i
     assert inbox.confirm_button.description == "Confirm: approve 1"
     inbox.confirm_button.click()
     assert [d["status"] for ep in eps for d in decisions(runs_dir / ep)] == ["approved", "rejected"]
-    said = inbox.message.value
+    said = inbox.pressed.line.value  # the line the focus goes to after the confirmation
     assert "approved 1 draft" in said and "decided before the confirmation: fs.append rejected" in said, said
 
 

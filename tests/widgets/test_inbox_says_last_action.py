@@ -63,9 +63,10 @@ def test_a_rows_own_decision_replaces_the_line_of_the_selection_before(runs_dir:
     first.check.value = second.check.value = True
     inbox.approve_selected.click()
     inbox.confirm_button.click()
-    assert "approved 2 drafts" in inbox.message.value
+    assert "approved 2 drafts" in inbox.pressed.line.value and inbox.pressed.line.layout.display is None
     third.reject_button.click()
     said = inbox.message.value
+    assert inbox.pressed.line.layout.display == "none"  # the confirmation's line is no longer the last word
     assert "approved 2 drafts" not in said and f"rejected the fs.append draft of {eps[2]}" in said, said
     assert 'role="status"' not in said  # the row's own line is read out, once
     fourth.approve_button.click()
