@@ -84,16 +84,22 @@ def test_a_megabyte_argument_is_read_by_the_detectors_once_per_form(
 
 
 def test_the_loop_spends_about_one_screen_on_a_4_mb_argument(runs_dir: Path) -> None:
+    """Each figure is the lesser of two tries (a page fault or a slower clock on one try only adds to it): the longest
+    loop callback of a run with a 4 MB argument, and one screen of an equal payload. Today 1.6-1.9x at load 9-14 on
+    two cores; 5.3x when the argument was read 7 times (6.17 s against 1.17 s)."""
     _run(runs_dir, _blob(100_000), sync=False)  # imports and first calls
+    longest, one = float("inf"), float("inf")
     gc.freeze()  # the session's heap aside: a full collection of it is no work of the episode's
     try:
-        with loop_cpu() as spent:
-            _run(runs_dir, _blob(4_000_000), sync=False)
-        # an equal-sized payload never read before: the work of one screen
-        other = {"kwargs": {"data": _blob(4_000_000), "password": "hunter2-hunter2", "auth": f"Bearer {GITHUB}"}}
-        started = time.thread_time()
-        redact_secrets(other)
-        one = time.thread_time() - started
+        for _ in range(2):
+            with loop_cpu() as spent:
+                _run(runs_dir, _blob(4_000_000), sync=False)
+            longest = min(longest, max(spent))
+            # an equal-sized payload never read before: the work of one screen
+            other = {"kwargs": {"data": _blob(4_000_000), "password": "hunter2-hunter2", "auth": f"Bearer {GITHUB}"}}
+            started = time.thread_time()
+            redact_secrets(other)
+            one = min(one, time.thread_time() - started)
     finally:
         gc.unfreeze()
-    assert max(spent) <= 2.5 * one, f"a loop callback took {max(spent):.2f} s CPU; one screen of the argument {one:.2f} s"
+    assert longest <= 3 * one, f"a loop callback took {longest:.2f} s CPU; one screen of the argument {one:.2f} s"
