@@ -287,7 +287,8 @@ def resume_said(source: Any, since: int = 0) -> str:
     ran = sum(1 for n in names if n in _RAN)
     failed = sum(1 for n in names if n != TOOL_EXECUTION_SUCCEEDED and n in _RAN)
     if not events:  # another kernel or process resumed or sealed it first: nothing was written here
-        return f'<span class="nnb-muted" role="status">run {run} was not resumed here: it is {esc(source.status)} now</span>'
+        now = label(source.status, 60)  # a status another program wrote is any text
+        return f'<span class="nnb-muted" role="status">run {run} was not resumed here: it is {now} now</span>'
     tools = f"ran {ran} approved tool{'s' * (ran != 1)}" if ran else "ran no tool"
     tools += f" ({failed} failed)" if failed else ""
     status = str(source.status)
@@ -296,7 +297,7 @@ def resume_said(source: Any, since: int = 0) -> str:
         end = f"paused again: {waiting} draft{'s' * (waiting != 1)} wait{'s' * (waiting == 1)}" if waiting else "paused again"
     elif status in TERMINAL_STATUSES:
         end = f"sealed {ending_word(status, list(getattr(source, 'events', None) or ()))}"
-    else:
-        end = f"now {status}"
+    else:  # a status another program wrote is any text
+        end = f"now {short(status, 60, exact=True)}"
     hue = "nnb-c-red" if status in TERMINAL_STATUSES and status not in ("ok", "cancelled") else "nnb-muted"
     return f'<span class="{hue}" role="status">resumed run {run}: {esc(tools)}, {esc(end)}</span>'

@@ -21,7 +21,7 @@ import orjson
 
 from .._safetext import capped_marks, safe_repr, visible
 from ..frames.waits import line_pause_kind, pauses_for_a_person
-from ..secrets import SCAN_MARGIN, shown_start
+from ..secrets import SCAN_MARGIN, shown_cut, shown_start
 from ..store.vocab import TOKEN_FIELDS, TOOL_APPROVAL_PENDING
 from .theme import PHASE_HUES, STATUS_HUES
 
@@ -228,13 +228,19 @@ def _shows(part: str) -> bool:
 _TAG = re.compile(r"<[^>]*>")  # escaped text holds no "<": what is left once tags are gone is what shows
 
 
-@lru_cache(maxsize=4096)
 def local_time(timestamp: str) -> str:
-    """``HH:MM:SS.mmm`` in the kernel's local time zone from an ISO-8601 time (the raw start of anything else)."""
+    """``HH:MM:SS.mmm`` in the kernel's local time zone from an ISO-8601 time; anything else its first 12 characters,
+    redacted before the cut (a run's file may hold a key where its time should be)."""
+    moment = _local_time(timestamp)
+    return moment if moment is not None else shown_cut(timestamp, 12)
+
+
+@lru_cache(maxsize=4096)
+def _local_time(timestamp: str) -> str | None:
     try:
         moment = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
     except ValueError:
-        return timestamp[:12]
+        return None
     if moment.tzinfo is None:  # a stored time without an offset is UTC (``store.instants``), as the clocks read it
         moment = moment.replace(tzinfo=UTC)
     try:
@@ -330,8 +336,9 @@ def live_css() -> str:
 
 
 def badge_html(status: str) -> str:
+    """A run's status as a badge; a status word another program wrote is any text, so it is shown as a name is."""
     hue = STATUS_HUES.get(status, "grey")
-    return f'<span class="nnb-badge nnb-c-{hue}">{esc(status)}</span>'
+    return f'<span class="nnb-badge nnb-c-{hue}">{label(status, 60)}</span>'
 
 
 _USING_SHOWN = 80  # characters of the adapter's name in the header (a run folder can say anything there)
@@ -353,8 +360,9 @@ def header_html(info: Mapping[str, Any], badge: str | None = None) -> str:
 
 
 def counts_html(total: int, steps: int, counts: Mapping[str, int], flags: Mapping[str, int], *, mode: str = "steps") -> str:
-    """One muted line: how many steps and events, by phase, how many pauses, vetoes and errors, where the full log is."""
-    by_phase = " · ".join(f"{esc(phase_label(k))} {v:,}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1])[:6])
+    """One muted line: how many steps and events, by phase, how many pauses, vetoes and errors, where the full log is.
+    A phase is a name read from the run (:func:`label`): a run another program wrote may name one anything."""
+    by_phase = " · ".join(f"{label(phase_label(k), 60)} {v:,}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1])[:6])
     # pauses are the times the run stopped for a person (``Tally``), vetoes and errors the events flagged so
     marks = " · ".join(f"{FLAG_MARKS[f]} {n:,} {FLAG_WORDS[f]}{'' if n == 1 else 's'}" for f, n in flags.items() if n)
     shown_as = f"{steps:,} steps from {total:,} events" if mode == "steps" else f"{total:,} events, newest first"

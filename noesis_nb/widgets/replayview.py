@@ -24,7 +24,7 @@ from ..runtime.moment import RunMoment, epoch_of
 from ..secrets.quoted import quoted
 from ..store.instants import epoch_seconds
 from .bundle import execution_count
-from .render import esc
+from .render import esc, short
 from .theme import ROOT_CLASS
 from .view import EpisodeView
 
@@ -185,7 +185,8 @@ class ReplayView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type info
         """The widget, a stable ``text/plain`` line and the escaped ``text/html`` snapshot of the moment shown."""
         data = self.view.mimebundle(widget=False, wait_prices=execution_count() is not None)
         data[_WIDGET] = {"version_major": 2, "version_minor": 0, "model_id": self.model_id}
-        data["text/plain"] = f"ReplayView(status={self.view.source.status!r}, event={self.k}, events={self.total})"
+        status = short(self.view.source.status, 60, exact=True)  # a status another program wrote is any text
+        data["text/plain"] = f"ReplayView(status={status!r}, event={self.k}, events={self.total})"
         return data
 
 

@@ -96,7 +96,8 @@ def _decided_line(d: Mapping[str, Any]) -> str:
 
 def _events_table(events: Iterable[Mapping[str, Any]]) -> str:
     rows = "".join(
-        f'<tr><td>{esc(event_time(e))}</td><td class="{phase_class(e.get("phase"))}">{esc(phase_label(e.get("phase")))}</td>'
+        f"<tr><td>{esc(event_time(e))}</td>"
+        f'<td class="{phase_class(e.get("phase"))}">{label(phase_label(e.get("phase")), 60)}</td>'
         f"<td>{label(event_name(e))}</td><td>{label(e.get('agent_id') or '', 80)}</td><td>{esc(short_payload(e))}</td></tr>"
         for e in events
     )
@@ -107,8 +108,9 @@ def _events_table(events: Iterable[Mapping[str, Any]]) -> str:
 
 
 def text_summary(kind: str, status: str, events: int, pending: int) -> str:
-    """The stable ``text/plain`` line (no ids, addresses or times), e.g. ``EpisodeHandle(status='ok', events=23, pending=0)``."""
-    return f"{kind}(status={status!r}, events={events}, pending={pending})"
+    """The stable ``text/plain`` line (no ids, addresses or times), e.g. ``EpisodeHandle(status='ok', events=23, pending=0)``;
+    a status another program wrote is any text, so it is shown as a name is."""
+    return f"{kind}(status={_short(status, 60, exact=True)!r}, events={events}, pending={pending})"
 
 
 def timeline_text(events: Iterable[Mapping[str, Any]]) -> str:

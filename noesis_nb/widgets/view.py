@@ -28,7 +28,7 @@ from .bundle import css_widget
 from .coalesce import Coalescer
 from .controls import PressedLine, SteerInput, StopControls
 from .facts import ToolFactsCache, veto_of
-from .render import counts_html, esc, header_html, row_html
+from .render import counts_html, esc, header_html, row_html, short
 from .rerun import left_behind, left_behind_html
 from .settle import SettleButton
 from .stale import stale_notice_html, status_badge_html, written_here
@@ -443,8 +443,9 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
             return None
         if not self.source.resuming and handle is None and self.source.status != "running":
             # the view was behind: someone else resumed or sealed the run meanwhile
-            self.message.value = f'<span class="nnb-muted">nothing to resume: the run is {esc(self.source.status)} now</span>'
-            self.pressed.pressed(self.resume_button, f"nothing to resume: the run is {self.source.status} now")
+            now = short(self.source.status, 60, exact=True)  # a status another program wrote is any text
+            self.message.value = f'<span class="nnb-muted">nothing to resume: the run is {esc(now)} now</span>'
+            self.pressed.pressed(self.resume_button, f"nothing to resume: the run is {now} now")
         else:
             if not self.source.last_error:
                 self.message.value = ""
