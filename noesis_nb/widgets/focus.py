@@ -22,6 +22,8 @@ RESTORE_WITHIN_S = 5.0  # a re-render this soon after the decision is the run's 
 class FocusKeeper:
     """Holds the keyboard focus on one widget of a view, across a re-render of its output, until a cell runs."""
 
+    holding: FocusKeeper | None = None  # the kernel's last keeper to move the focus: one page has one focus
+
     def __init__(self) -> None:
         self.target: Any = None
         self._shell: Any = None
@@ -29,12 +31,16 @@ class FocusKeeper:
 
     def move(self, widget: Any) -> None:
         """Focus ``widget`` now, and once more when a re-rendered output shows it (until a cell runs)."""
+        other = FocusKeeper.holding
+        if other is not None and other is not self:  # another view's keeper must not take it back at its re-render
+            other.release()
         if widget is not self.target:
             self.release()
             self.target = widget
             widget.observe(self._shown, "_view_count")
             widget._view_count = 0  # the frontend counts the views it displays of it from now on
             self._listen()
+        FocusKeeper.holding = self
         self._moved_at = time.monotonic()
         widget.focus()
 
@@ -49,6 +55,8 @@ class FocusKeeper:
     def release(self) -> None:
         """Stop keeping the focus (the widget keeps it, if the page has not moved it)."""
         target, self.target = self.target, None
+        if FocusKeeper.holding is self:
+            FocusKeeper.holding = None
         if target is not None:
             target.unobserve(self._shown, "_view_count")
             if getattr(target, "comm", None) is not None:  # closed widgets send nothing

@@ -241,6 +241,7 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
             self.message.value = ""
         if self.pressed.line.layout.display != "none":  # what a confirmation or a Resume did, before this
             self.pressed.line.layout.display = "none"
+            self.pressed.line.value = ""
         self._rows_at_click = list(self.rows.values())
 
     def _row_clicked(self, row: Row, approve: bool) -> None:

@@ -202,8 +202,9 @@ def test_views_read_in_every_theme_and_work_from_the_keyboard(lab: dict[str, Any
     page.keyboard.press("Enter")
     inbox.get_by_text("approved 2 drafts").wait_for(timeout=30_000)
     statuses = _statuses(page)
-    if not any("approved 2 drafts" in s for s in statuses):
-        problems.append(f"what the inbox did is no status a screen reader finds: {statuses}")
+    focused = page.evaluate("document.activeElement.textContent.trim()")  # read out as it takes the focus
+    if not any("approved 2 drafts" in s for s in statuses) and focused != "approved 2 drafts":
+        problems.append(f"what the inbox did is neither a status nor focused: {statuses}, the focus on {focused!r}")
 
     # 200% zoom of a 640px window, and a 320px one: nothing past its view, no label cut, no controls on each other
     page.evaluate("""() => { const shell = window.jupyterapp.shell;

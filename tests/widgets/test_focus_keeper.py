@@ -43,6 +43,22 @@ def test_a_re_render_right_after_the_decision_gets_the_focus_back_once(comm_log:
     assert _focus_sent(comm_log, button) == 2 and keeper.target is None
 
 
+def test_a_press_in_another_view_takes_the_focus_from_a_view_re_rendered_after_it(comm_log: list[Any]) -> None:
+    """A draft approved in a view, then an inbox's selection confirmed: the view's run ends and its output is
+    re-rendered within seconds, and its keeper took the focus back from the inbox's line (one page, one focus)."""
+    approve, line = widgets.Button(description="Approve"), widgets.Label("approved 2 drafts")
+    view, inbox = FocusKeeper(), FocusKeeper()
+    view.move(approve)
+    inbox.move(line)
+    assert view.target is None and inbox.target is line
+    _page_shows_it_again(approve)  # the view's run ended: its output re-rendered
+    assert _focus_sent(comm_log, approve) == 1 and _focus_sent(comm_log, line) == 1
+    _page_shows_it_again(line)
+    assert _focus_sent(comm_log, line) == 2  # the inbox's own re-render still gets it back
+    inbox.release()
+    assert FocusKeeper.holding is None
+
+
 def test_a_re_render_long_after_the_decision_leaves_the_focus_where_the_person_put_it(
     comm_log: list[Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
