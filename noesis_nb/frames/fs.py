@@ -9,10 +9,13 @@ and modification time/ETag of every file), then fetches many files concurrently 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+import re
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol, TypeVar
+from urllib.parse import parse_qsl
 
 from ..errors import InvalidOptionError, MissingExtraError, RunNotFoundError, RunsDirError
+from ..secrets.names import REDACTED_VALUE
 from ..secrets.quoted import quoted, quoted_text
 from ..secrets.urls import refuse_password
 from ..store.runfiles import RACY_NS, change_stamp, list_dir, read_file, stamps_settled
@@ -25,6 +28,7 @@ __all__ = [
     "RemoteFS",
     "RunFS",
     "open_remote",
+    "shown_source",
     "prefetch_remote",
     "dir_stamp",
     "local_unchanged",
@@ -114,13 +118,20 @@ class RemoteFS:
         return "/".join([base.rstrip("/"), *parts])
 
     def url(self, path: str) -> str:
-        return f"{self.protocol}://{path}"
+        """The URL of ``path`` as fsspec opens it again (an http path holds its scheme already; memory's does not)."""
+        return str(self.fs.unstrip_protocol(path))
 
     def scan(self, root: str) -> list[str]:
-        """List every file under ``root`` once; return the run directories (one label level allowed)."""
+        """List every file under ``root`` once; return the run directories (one label level allowed).
+
+        A root that lists nothing must exist: fsspec's ``find`` gives ``{}`` for a missing prefix and for an
+        http server it cannot reach, which would read as an empty frame.
+        """
         root = root.rstrip("/")
         try:
             found = self.fs.find(root, detail=True)
+            if not found:
+                self.fs.info(root)  # FileNotFoundError (its cause: why an http server was not reached) or a folder
         except Exception as exc:  # the storage library's own (botocore, aiohttp, …): said as one error of ours
             raise _listing_refused(self.url(root), exc) from exc
         for path, info in found.items():
@@ -190,8 +201,14 @@ RunFS = LocalFS | RemoteFS  # where a run's files are read from
 
 
 def open_remote(url: str, storage_options: dict[str, Any] | None) -> tuple[RemoteFS, str]:
-    """(file system, path without the protocol) for an fsspec URL; a clear error when the extra is missing."""
+    """(file system, path without the protocol) for an fsspec URL; a clear error when the extra is missing.
+
+    In an ``http://``/``https://`` URL the first ``?`` begins its query string (a signature, a SAS token), never a
+    pattern: it is sent with every request of the source (aiohttp's ``params``) and named nowhere, so a glob there
+    uses ``*`` and ``[…]`` in the path. In any other URL (``s3://``, ``memory://``, …) ``*``, ``?`` and ``[`` glob.
+    """
     refuse_password(url, "source")
+    url, storage_options = _query_as_params(url, storage_options)
     try:
         import fsspec
     except ImportError as exc:
@@ -212,15 +229,43 @@ def open_remote(url: str, storage_options: dict[str, Any] | None) -> tuple[Remot
     return RemoteFS(fs, protocol), path
 
 
+_QUERY = re.compile(r"\?[^\s'\"<>]*")  # a URL's query string in an error's text
+
+
+def _query_as_params(url: str, options: dict[str, Any] | None) -> tuple[str, dict[str, Any] | None]:
+    """An http(s) URL without its query string, and the options sending that query with each request."""
+    if "?" not in url or url.split("://", 1)[0].lower() not in ("http", "https"):
+        return url, options
+    base, _, query = url.partition("?")
+    pairs = parse_qsl(query.split("#", 1)[0], keep_blank_values=True)
+    if not pairs:
+        return base, options
+    given = (options or {}).get("params") or {}
+    more = list(given.items()) if isinstance(given, Mapping) else list(given)
+    return base, {**(options or {}), "params": [*pairs, *more]}
+
+
+def shown_source(text: str) -> str:
+    """A source as a problem names it: an http(s) URL's query string (it may hold a signature) redacted."""
+    if "?" in text and text.split("://", 1)[0].lower() in ("http", "https"):
+        return f"{text.partition('?')[0]}?{REDACTED_VALUE}"
+    return text
+
+
 def _listing_refused(url: str, exc: Exception) -> Exception:
     """One error naming the remote source and what to check, for a listing its file system refused.
 
     The storage library raises its own types (``NoCredentialsError``, ``EndpointConnectionError``, a
     ``TypeError`` for an option it does not take), which name neither the URL nor the fix.
     """
-    reason = f"{type(exc).__name__}: {quoted_text(str(exc), 300)}"
+    cause = exc.__cause__ if isinstance(exc, FileNotFoundError) and exc.__cause__ is not None else exc
+    said = _QUERY.sub(f"?{REDACTED_VALUE}", str(cause))  # a URL's query string may hold a signature
+    reason = f"{type(cause).__name__}: {quoted_text(said, 300)}"
     if isinstance(exc, FileNotFoundError):
-        return RunNotFoundError(f"{quoted(url)} cannot be listed ({reason}); check the bucket and the prefix")
+        return RunNotFoundError(
+            f"{quoted(url)} cannot be listed: it does not exist or cannot be reached ({reason}); check the URL "
+            "(bucket and prefix, or host, port and path) and that its server is up"
+        )
     if isinstance(exc, TypeError):
         return InvalidOptionError(
             f"the file system of {quoted(url)} refused its storage_options ({reason}); pass the options it takes "
