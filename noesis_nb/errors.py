@@ -375,6 +375,8 @@ def refused_write(exc: BaseException) -> bool:
 
 def _refusal_kind(code: int | None) -> str | None:
     """Which kind of refusal ``code`` (an errno) is: the key of ``_FIX`` and ``_FIXED``."""
+    if code == getattr(_errno, "EFBIG", None):
+        return "size"
     if code in DISK_REFUSALS:
         return "room"
     if code in _PERMISSION:
@@ -384,6 +386,11 @@ def _refusal_kind(code: int | None) -> str | None:
 
 _FIX = {
     "room": "free space on that disk",
+    "size": (
+        "a file grew past the largest size allowed: this process's file size limit (ulimit -f, RLIMIT_FSIZE) or its "
+        "file system's largest file; raise the limit (ulimit -f unlimited) or pass runs_dir= a directory on another "
+        "file system"
+    ),
     "read-only": "the file system is read-only: remount it read-write, or pass runs_dir= a directory on a writable one",
     "permission": (
         "this process (uid {uid}) may not write it: check who owns it and its mode (ls -ld; chown or chmod u+w) "
@@ -393,6 +400,7 @@ _FIX = {
 }
 _FIXED = {
     "room": "once there is room",
+    "size": "once the file size limit allows it",
     "read-only": "once it is writable again",
     "permission": "once it may be written",
     "device": "once the disk is sound",

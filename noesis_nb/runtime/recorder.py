@@ -712,7 +712,9 @@ def _runs_dir_refused(runs_dir: Path, exc: OSError, left: Path | None = None) ->
     code, reason = exc.errno, exc.reason if isinstance(exc, RunWriteError) else exc.strerror or str(exc)
     name = f", {errno.errorcode[code]}" if code is not None and code in errno.errorcode else ""
     where = quoted(str(runs_dir))
-    if code in DISK_REFUSALS:
+    if code == errno.EFBIG:
+        said = f"refused a file of a new run as too large ({reason}{name}); {refusal_fix(code)}"
+    elif code in DISK_REFUSALS:
         said = f"has no room for a new run ({reason}{name}); free space on that disk or pass runs_dir= a directory on another one"
     elif code == errno.EROFS:
         said = f"is on a read-only file system ({reason}{name}); pass runs_dir= a directory on a writable one"
