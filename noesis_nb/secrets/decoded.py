@@ -2,11 +2,11 @@
 
 A ``key=value`` or a ``user:password`` can be passed on base64-encoded (an OAuth ``state``, a cookie,
 ``Authorization: Basic …``). No pattern sees the secret in the encoded word, and a later message that
-shows it decoded would not be redacted. A word that decodes to printable text is judged by that text
-instead of by its randomness: it is a secret when the text holds one (then the word is redacted as
-written and the secret learned as it reads), and it is kept when the text holds none (base64 of
-ordinary prose or JSON is not random). Words that decode to bytes (a random key) are left to the
-entropy rule.
+shows it decoded would not be redacted. A word that decodes to printable text (UTF-8, or UTF-16 as PowerShell's
+``-EncodedCommand`` takes it) is judged by that text instead of by its randomness: it is a secret when the text
+holds one (then the word is redacted as written and the secret learned as it reads), and it is kept when the text
+holds none (base64 of ordinary prose or JSON is not random). Words that decode to bytes (a random key) are left to
+the entropy rule.
 """
 
 from __future__ import annotations
@@ -26,18 +26,34 @@ _BASIC = re.compile(r"(?i)\bbasic\s+([A-Za-z0-9+/_-]{6,}={0,2})")
 
 def b64_text(word: str) -> str | None:
     """The text ``word`` encodes in base64 (standard or URL-safe, padded or not), or None when it encodes
-    no printable UTF-8 text (or is no base64 at all)."""
+    no printable text. UTF-8 is read, and UTF-16 (little- or big-endian, with a byte-order mark or told
+    by its NUL bytes): PowerShell's ``-EncodedCommand`` takes base64 of UTF-16LE."""
     body = word.rstrip("=")
     if len(body) % 4 == 1 or (("-" in body or "_" in body) and ("+" in body or "/" in body)):
         return None
     try:
         raw = base64.b64decode(body.translate(_URLSAFE) + "=" * (-len(body) % 4), validate=True)
-        text = raw.decode("utf-8")
+        text = raw.decode(_utf16(raw) or "utf-8")
     except (binascii.Error, ValueError):
         return None
+    text = text.removeprefix("\ufeff")
     if not text or not text.replace("\n", "").replace("\t", "").replace("\r", "").isprintable():
         return None
     return text
+
+
+def _utf16(raw: bytes) -> str | None:
+    """The UTF-16 codec ``raw`` is written in, or None (then it is read as UTF-8). Told by its NUL bytes: the
+    high byte of a quarter or more of its code units is NUL and the low byte of few (text partly in the first
+    256 code points, as a command line is; random bytes are not); a byte-order mark is read as one and dropped."""
+    if len(raw) % 2 or raw.count(0) < 2:
+        return None
+    units = len(raw) // 2
+    for codec, high, low in (("utf-16-le", raw[1::2], raw[0::2]), ("utf-16-be", raw[0::2], raw[1::2])):
+        nuls = high.count(0)
+        if nuls * 4 >= units and low.count(0) * 4 < nuls:
+            return codec
+    return None
 
 
 def encoded_secrets(text: str, find: Callable[[str], set[str]]) -> tuple[set[str], set[str]]:
