@@ -72,6 +72,7 @@ from .resume_drafts import pause_checkpoint_id, paused_drafts, unpaused_requests
 from .resume_paths import check_seal_targets
 from .resume_tool import (
     continue_tool_drafts,
+    cut_off_in_tool,
     handed_to_tool,
     open_interrupted_pause,
     process_lost,
@@ -386,7 +387,7 @@ async def _continue(
             for e in rec.events
         )
         if pause.resume_event is not None and (payload_of(pause.resume_event).get("resumed_by") == "episode" or abandoned):
-            if handed_to_tool(rec, cause) and not _still_waiting(rec, pause, cause):
+            if handed_to_tool(rec, cause) and not _still_waiting(rec, pause, cause) and not cut_off_in_tool(rec, cause):
                 # the live adapter went on after its tool (no other draft of its held it back)
                 sealed = process_lost(rec)
                 return ResumeReport(

@@ -415,6 +415,18 @@ def handed_to_tool(rec: Recorder, pending: dict[str, Any]) -> bool:
     return executions.get(draft_id) is not None or (executions.claimed(draft_id) and _started(rec, request_id))
 
 
+def cut_off_in_tool(rec: Recorder, pending: dict[str, Any]) -> bool:
+    """True when the draft of ``pending`` was handed to its tool (claimed, its ``tool.execution.started`` written)
+    and no result was recorded, nor its call given up: its process stopped while the tool ran, so its effects are
+    unknown. Continued as a resume killed mid-tool is (``_unknown_outcome``), never sealed over silently."""
+    payload = payload_of(pending)
+    draft_id, request_id = str(payload.get("draft_id")), str(payload.get("request_id"))
+    if any(payload_of(e).get("event_name") == TOOL_APPROVAL_ABANDONED for e in _request_events(rec, request_id)):
+        return False
+    executions = ExecutionRepository(rec.run_dir)
+    return executions.get(draft_id) is None and executions.claimed(draft_id) and _started(rec, request_id)
+
+
 def _started(rec: Recorder, request_id: str) -> bool:
     """Whether the request's ``tool.execution.started`` is in the log: it is written, with one write call, before
     the tool is handed anything, so a claim without it (under the run's ownership lock) was never dispatched."""
