@@ -42,10 +42,12 @@ def stubborn(state: dict[str, Any], value: Any = "never") -> Any:
 def test_an_interrupted_cell_awaiting_an_adapter_that_swallows_its_cancel_ends_with_the_run_sealed(tmp_path: Path) -> None:
     state: dict[str, Any] = {}
     adapter = stubborn(state)
+    pressed: list[float] = []
 
     async def press_once_running() -> None:  # the interrupt (■) while the adapter runs
         while not state.get("alive"):
             await asyncio.sleep(0.01)
+        pressed.append(time.monotonic())
         signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
 
     async def cell() -> None:
@@ -60,10 +62,12 @@ def test_an_interrupted_cell_awaiting_an_adapter_that_swallows_its_cancel_ends_w
         finally:
             signal.signal(signal.SIGINT, previous)
 
-    began = time.monotonic()
     with pytest.raises(EpisodeInterrupted) as caught:
         asyncio.run(cell())
-    assert time.monotonic() - began < BOUND_S, "the cell waited for the adapter without a bound"
+    # timed from the key, not from the cell's start: the run's making before it (first imports, files) took 4-8 s at
+    # load 14 on two cores and failed the bound; without a bound the cell waits for good
+    took = time.monotonic() - pressed[0]
+    assert took < BOUND_S, f"the cell waited {took:.1f} s for the adapter after the interrupt"
     said = str(caught.value)
     assert "sealed cancelled" in said and "\n" not in said, said
     assert state["swallowed"] >= 1 and state["alive"] is False  # its finally ran: nothing of it runs on
