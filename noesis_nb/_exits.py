@@ -7,10 +7,11 @@ awaited through ``held_exits``, so the exit comes out as an ordinary exception t
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-__all__ = ["HeldExit", "held_exits", "exits_held", "is_exit"]
+__all__ = ["HeldExit", "held_exits", "exits_held", "is_exit", "being_cancelled"]
 
 T = TypeVar("T")
 
@@ -47,3 +48,11 @@ def exits_held(fn: Callable[..., T]) -> Callable[..., T]:
             raise HeldExit(exc) from None
 
     return call
+
+
+def being_cancelled() -> bool:
+    """Whether the running task is being cancelled (``Task.cancelling()``): a ``CancelledError`` then is that stop;
+    otherwise it is what the user code that raised it ended with (a tool or a scorer awaiting a task another
+    cancelled), that code's failure."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0

@@ -51,7 +51,7 @@ from .handedout import HandedOut
 from .interrupt import held_interrupts
 from .lifecycle import Outcome
 from .openpause import open_pause
-from .outcomes import ANSWER_LIMIT, HeldExit, exits_held, held_exits, is_exit, not_a_value
+from .outcomes import ANSWER_LIMIT, HeldExit, being_cancelled, exits_held, held_exits, is_exit, not_a_value
 from .pause import EpisodePaused, PauseTurns
 from .recorder import Recorder
 from .refusals import refusal_event, run_refusal
@@ -476,31 +476,25 @@ class Episode:
         ctx = EpisodeContext(self, caused_by=parent)
         started = (now_iso(), time.perf_counter())
         since = len(rec.events)
-        if self.adapter.input_mapper is None:
-            payload = opts.task
-        elif inspect.iscoroutinefunction(mapper := self.adapter.input_mapper):  # runs on the loop
-            payload = await mapper(opts.task)
-        else:  # the user's mapper may block (a lookup building the agent's input): on a thread, the loop runs on;
-            # one call at a time (a batch's episodes share it), as on the loop
-            try:
-                payload = await run_in_thread(
-                    mapper, opts.task, name=f"noesis_nb-input-{self.label}", lock=one_call_at_a_time(mapper)
-                )
-            except Exception as exc:
-                hinted = thread_bound_hint(exc, "the input mapper")
-                if hinted is None:
-                    raise
-                raise hinted from exc
         reasons: list[str]
         own_exit = False  # an exit the adapter raised (held), not a KeyboardInterrupt landing on the loop thread
+        mapper_failed = False  # its input mapper raised: the adapter's error, raised to the caller too once sealed
         try:
             try:
+                try:
+                    payload = await self._input()
+                except BaseException:
+                    mapper_failed = True
+                    raise
                 result = await self._call_adapter(payload, ctx)
             except HeldExit as held:
                 own_exit = True
                 raise held.exit from None
         except (EpisodePaused, asyncio.CancelledError, RunSealedError):
             raise
+        except _MapperCancelled as exc:  # the input mapper's own CancelledError (nobody cancelled the episode)
+            self.error = exc.original
+            status, message, reasons, result = "error", _error_message(exc.original), ["adapter_error"], None
         except _IdleTimeout as exc:
             self.error = TimeoutError(str(exc))
             status, message, reasons, result = "error", str(exc), ["idle_timeout"], None
@@ -541,6 +535,34 @@ class Episode:
         self.finish(Outcome(status, message, reasons, result, score=score, score_error=self.score_error))
         if self.reraise_exits and is_exit(self.error):
             raise self.error  # type: ignore[misc]  # the caller's own stop (Ctrl-C, sys.exit), after the seal
+        if mapper_failed and self.error is not None and not is_exit(self.error):
+            raise self.error  # as the input mapper raised it (its own CancelledError too), after the seal
+
+    async def _input(self) -> Any:
+        """The adapter's input: the task, or what its ``__noesis_input_mapper__`` makes of it. The mapper's exits come
+        held and its ``CancelledError`` as ``_MapperCancelled``: as the adapter's own, they are its failure."""
+        task, mapper = self.options.task, self.adapter.input_mapper if self.adapter is not None else None
+        if mapper is None:
+            return task
+        try:
+            if inspect.iscoroutinefunction(mapper):  # runs on the loop
+                return await held_exits(mapper(task))
+            # the user's mapper may block (a lookup building the agent's input): on a thread, the loop runs on;
+            # one call at a time (a batch's episodes share it), as on the loop
+            return await run_in_thread(
+                exits_held(mapper), task, name=f"noesis_nb-input-{self.label}", lock=one_call_at_a_time(mapper)
+            )
+        except asyncio.CancelledError as exc:
+            if self._cancelled_itself():
+                raise
+            raise _MapperCancelled(exc) from None
+        except HeldExit:
+            raise
+        except Exception as exc:
+            hinted = thread_bound_hint(exc, "the input mapper")
+            if hinted is None:
+                raise
+            raise hinted from exc
 
     async def _score(self, result: Any) -> float | bool | None:
         """The scorer's verdict on ``result`` (a number or bool); a failing, odd or hung scorer is reported
@@ -550,9 +572,11 @@ class Episode:
         task_text = self.options.task
 
         async def call() -> Any:  # made inside the task: a scorer that fails on being called (a wrong signature) is a score error
+            # its exits held (``HeldExit``): raised out of its task they would stop the loop, and they are its failure
             if inspect.iscoroutinefunction(scorer):
-                return await scorer(task_text, result)
-            return await _maybe_await_in(run_in_thread(scorer, task_text, result, name="noesis_nb-score"))
+                return await held_exits(scorer(task_text, result))
+            called = run_in_thread(exits_held(scorer), task_text, result, name="noesis_nb-score")
+            return await held_exits(_maybe_await_in(called))
 
         stoppable = Stoppable(call())
         task = asyncio.ensure_future(stoppable.run())
@@ -575,12 +599,14 @@ class Episode:
         try:
             value = task.result()
         except BaseException as exc:
-            if is_exit(exc) or isinstance(exc, asyncio.CancelledError):
-                raise
-            self._no_score(
-                f"score({quoted(self.options.task, 60)}, result) raised {type(exc).__name__}: "
-                f"{shown_cut(error_text(exc, 200 + SCAN_MARGIN), 200)}; "  # redacted, then cut: no secret's head stays
-                "no score recorded"
+            if is_exit(exc) or (isinstance(exc, asyncio.CancelledError) and self._cancelled_itself()):
+                raise  # a bare exit is Ctrl-C landing on the loop thread (the scorer's own come held)
+            if isinstance(exc, HeldExit):
+                exc = exc.exit
+            said = shown_cut(error_text(exc, 200 + SCAN_MARGIN), 200)  # redacted, then cut: no secret's head stays
+            self._no_score(  # the scorer's CancelledError (it awaited a task another cancelled) is its failure too
+                f"score({quoted(self.options.task, 60)}, result) raised {type(exc).__name__}"
+                f"{': ' + said if said else ''}; no score recorded"
             )
             return None
         score = _as_score(value)
@@ -589,6 +615,11 @@ class Episode:
             return score
         self._no_score(f"score returned {safe_repr(value, 80)}; return a finite number or a bool (no score recorded)")
         return None
+
+    def _cancelled_itself(self) -> bool:
+        """Whether this episode is being cancelled (its task, or ``handle.cancel()``): a ``CancelledError`` then is
+        the stop; otherwise it is what the user code that raised it (a scorer awaiting a cancelled task) ended with."""
+        return self.cancel_requested or being_cancelled()
 
     def _no_score(self, problem: str) -> None:
         self.score_error = problem
@@ -893,6 +924,14 @@ async def _maybe_await(value: Any) -> Any:
             "await it inside the adapter and return its value"
         )
     return await value if inspect.isawaitable(value) else value
+
+
+class _MapperCancelled(Exception):
+    """The ``CancelledError`` an input mapper raised while its episode was not cancelled (``original``)."""
+
+    def __init__(self, original: asyncio.CancelledError):
+        super().__init__("the input mapper raised CancelledError")
+        self.original = original
 
 
 async def _maybe_await_in(call: Any) -> Any:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from .._exits import HeldExit, exits_held, held_exits, is_exit
+from .._exits import HeldExit, being_cancelled, exits_held, held_exits, is_exit
 
-__all__ = ["ANSWER_LIMIT", "HeldExit", "exits_held", "held_exits", "is_exit", "not_a_value"]
+__all__ = ["ANSWER_LIMIT", "HeldExit", "being_cancelled", "exits_held", "held_exits", "is_exit", "not_a_value"]
 
 #: characters of an answer's JSON kept in the run (terminate, summary.json); a longer one is cut, so a
 #: 200 MB result costs a slice rather than a copy, a secret scan and a write of all of it

@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from noesis_nb._exits import HeldExit, held_exits
+from noesis_nb._exits import HeldExit, being_cancelled, held_exits
 from noesis_nb._jsonio import to_jsonable
 from noesis_nb._safetext import error_text
 from noesis_nb._threads import run_in_thread
@@ -116,20 +116,25 @@ class PythonCallableProtocol:
                 codes.TOOL_TIMEOUT,
                 {"error": f"no result within {prepared.execution.timeout_ms} ms", "error_type": "TimeoutError"},
             )
-        except asyncio.CancelledError:
-            raise
+        except asyncio.CancelledError as exc:
+            if being_cancelled():  # the stop of the task running it (an interrupt, a cancel)
+                raise
+            return _failed(prepared, exc)  # the tool's own (it awaited a task another cancelled): it failed
         except BaseException as exc:  # a tool's own SystemExit/KeyboardInterrupt fails the tool, not the event loop
-            exc = exc.exit if isinstance(exc, HeldExit) else exc
-            return make_result(
-                prepared,
-                ExecutionStatus.FAILED,
-                codes.TOOL_EXECUTION_FAILED,
-                {
-                    "error": shown_cut(f"{type(exc).__name__}: {error_text(exc, 2000 + SCAN_MARGIN)}", 2000),
-                    "error_type": type(exc).__name__,
-                },
-            )
+            return _failed(prepared, exc.exit if isinstance(exc, HeldExit) else exc)
         return make_result(prepared, ExecutionStatus.SUCCEEDED, None, {"result": to_jsonable(value)})
+
+
+def _failed(prepared: PreparedToolInvocation, exc: BaseException) -> ToolExecutionResult:
+    return make_result(
+        prepared,
+        ExecutionStatus.FAILED,
+        codes.TOOL_EXECUTION_FAILED,
+        {
+            "error": shown_cut(f"{type(exc).__name__}: {error_text(exc, 2000 + SCAN_MARGIN)}", 2000),
+            "error_type": type(exc).__name__,
+        },
+    )
 
 
 async def _on_thread(func: Callable[..., Any], args: list[Any], kwargs: dict[str, Any], timeout: float | None) -> Any:
@@ -140,7 +145,8 @@ async def _on_thread(func: Callable[..., Any], args: list[Any], kwargs: dict[str
             call = run_in_thread(_holding_thread, func, args, kwargs, name="noesis_nb-python-tool")
             value = await asyncio.wait_for(held_exits(call), timeout)
         except asyncio.CancelledError:
-            await calls.cut()  # to record the outcome unknown and seal the run: nothing of it outlives the seal
+            if being_cancelled():  # not the tool's own CancelledError, which fails it (``execute``)
+                await calls.cut()  # to record the outcome unknown and seal the run: nothing of it outlives the seal
             raise
     if inspect.isawaitable(value):
         value = await asyncio.wait_for(held_exits(value), timeout)
