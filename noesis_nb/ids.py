@@ -79,6 +79,12 @@ def validate_new_episode_id(value: object) -> str:
     return episode_id
 
 
+def is_minted(value: str) -> bool:
+    """Whether ``value`` is an id as this package and its peers mint them (a ULID, a UUID, a hex digest, with an
+    ``ep_``-like prefix, or a draft id of those): an id, never a secret, kept whole without asking a detector."""
+    return _MINTED.fullmatch(value) is not None
+
+
 def holds_credential(value: str, *, named: bool = True) -> bool:
     """Whether ``value`` holds, anywhere in it, what run files store redacted: a credential of a known format
     (``ghp_…``, ``AKIA…``, ``sk-proj-…``, a JWT) or a secret-named ``name=value``. An id holding one would name its

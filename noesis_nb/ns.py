@@ -45,12 +45,13 @@ from .runtime.stage import refuse_unless
 from .secrets.quoted import quoted
 from .secrets.records import shown_records, shown_value
 from .store import find_run_dir, iter_events, read_events
-from .store import list_runs as _list_runs
 from .store.artifacts import read_summary
-from .store.listing import RunList, check_limit, run_info
+from .store.listing import RunList, check_limit, run_info, shown_problems
+from .store.listing import listed_runs as _list_runs
 from .store.roots import refuse_run_as_root
 from .store.runfiles import UnreadableRunFile, read_file
 from .store.sealing import refuse_odd_seal, seal_state
+from .store.shownnames import shown_id
 from .store.status import LOST_HINT
 
 __all__ = [
@@ -353,7 +354,7 @@ def list_runs(
     check_limit(limit)
     rows = _list_runs(None, since, strict_manifest=strict_manifest)
     listed = [_noesis_row(row) for row in _summarised(rows, limit)]
-    return RunList(listed, rows.problems)  # what is named like a run but is none, still said
+    return RunList(listed, shown_problems(rows.problems))  # what is named like a run but is none, still said
 
 
 #: the keys of a Noēsis ``list_runs`` row, in its order
@@ -378,6 +379,7 @@ def _noesis_row(row: dict[str, Any]) -> dict[str, Any]:
     reads ``summary.status``, which its finaliser does not write: None), not the status noesis_nb derives (that one
     is in ``noesis_nb.list_runs`` and ``runs_df``)."""
     out = {key: row[key] for key in _NOESIS_ROW_KEYS}
+    out["episode_id"] = shown_id(row["episode_id"])  # a folder named with a credential, as every view names it
     out["status"] = shown_value((read_summary(Path(row["run_dir"])) or {}).get("status"))
     return out
 

@@ -23,6 +23,7 @@ from .gcpause import without_gc
 from .loadwarning import warn_of_problems
 from .phasenames import check_event_names, check_phase_names
 from .problems import LoadProblem, Problems
+from .shownids import ids_shown
 from .source import (
     Source,
     distinct_runs,
@@ -114,7 +115,7 @@ def events_df(
     df.attrs["errors"] = problems.as_records()
     df.attrs["runs"] = len(refs)
     warn_of_problems("events_df", df.attrs["errors"], refs)
-    return df
+    return ids_shown(df)
 
 
 def _misspelt_phases(keep: list[str], phases: pd.Series, source: Source) -> list[LoadProblem]:

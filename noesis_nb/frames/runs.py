@@ -39,6 +39,7 @@ from .runindex import RunIndex, index_for
 from .runrecord import RunRecord, calls_from_events, read_run, run_unchanged, stamp_checks, status_from_log
 from .runusage import PriceMemo, run_usage, sums_hide_priced_parts
 from .sealsizes import REPEATED, changed_problem, content_changed, content_problem, is_seal_change
+from .shownids import ids_shown
 from .source import RunRef, Source, distinct_runs, episode_filter, named_runs, resolve_source, stray_runs, unmatched_episodes
 from .summaryusage import usage_disagreement
 from .toolfolders import ToolFolders
@@ -110,7 +111,7 @@ def runs_df(
     if served is not None:
         served.attrs = {**served.attrs, "errors": problems.as_records()}
         warn_of_problems("runs_df", served.attrs["errors"], refs)
-        return _with_lost(served, refs)
+        return ids_shown(_with_lost(served, refs))
     loaded = False
     try:
         df = _load(refs, problems, cache, verify, indexes, extras, pricer, progress, keeper)
@@ -122,7 +123,7 @@ def runs_df(
             index.end(save=loaded, whole=whole)
     df.attrs = {**df.attrs, "errors": problems.as_records()}
     warn_of_problems("runs_df", df.attrs["errors"], refs)
-    return _with_lost(df, refs)
+    return ids_shown(_with_lost(df, refs))
 
 
 def _with_lost(df: pd.DataFrame, refs: list[RunRef]) -> pd.DataFrame:

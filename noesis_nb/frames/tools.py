@@ -33,6 +33,7 @@ from .loadwarning import warn_of_problems
 from .problems import LoadProblem, Problems
 from .sealsizes import listed_sizes, size_changes
 from .shapes import APPROVAL, EXECUTION, PREPARED, check
+from .shownids import ids_shown
 from .source import RunRef, Source, distinct_runs, episode_filter, named_runs, resolve_source, stray_runs, unmatched_episodes
 from .toolcalls import (
     ABANDONED,
@@ -564,4 +565,4 @@ def tools_df(
     df = _arrays.detached(df)
     df.attrs["errors"] = problems.as_records()
     warn_of_problems("tools_df", df.attrs["errors"], refs)
-    return df
+    return ids_shown(df)

@@ -26,6 +26,7 @@ from .gcpause import without_gc
 from .loadwarning import warn_of_problems
 from .problems import CUT_IN_SEALED_RUN, LoadProblem, Problems
 from .sealsizes import is_seal_change
+from .shownids import ids_shown
 from .source import (
     Source,
     distinct_runs,
@@ -270,7 +271,7 @@ def usage_df(
         problems.extend(_unused_prices(pricer, df, source))
     df.attrs = {**df.attrs, "errors": problems.as_records()}
     warn_of_problems("usage_df", df.attrs["errors"], refs)
-    return df
+    return ids_shown(df)
 
 
 #: the figures of a call read from a sealed log changed since its seal: unknown, as ``runs_df``'s totals of that run

@@ -22,9 +22,10 @@ from .roots import check_root, iter_run_dirs
 from .runfiles import UnreadableRunFile, read_file
 from .scan import shown_path, stray_reason, stray_run_files
 from .sealing import SealState, seal_state
+from .shownnames import shown_id
 from .status import run_status, status_now
 
-__all__ = ["check_limit", "list_runs", "run_info", "status_of", "RunList"]
+__all__ = ["check_limit", "list_runs", "listed_runs", "shown_problems", "run_info", "status_of", "RunList"]
 
 
 class RunList(list[dict[str, Any]]):
@@ -203,16 +204,14 @@ def check_limit(limit: Any) -> None:
         raise InvalidOptionError(f"limit={quoted(limit)} is not a count of runs (a whole number ≥ 0, or None for all){hint}")
 
 
-def list_runs(
+def listed_runs(
     limit: int | None = 50,
     since: str | None = None,
     *,
     runs_dir: str | os.PathLike[str] | None = None,
     strict_manifest: bool = False,
 ) -> RunList:
-    """Runs under ``runs_dir`` (default: the configured runs dir), newest first, paused ones included.
-
-    Entries named like a run that are no run folder (``ep_….zip``) are not rows: the result's ``problems`` names them."""
+    """``list_runs``' rows with each run's id and folder as they are on disk: for code that opens them, not a person."""
     check_limit(limit)
     since = _since(since)
     root = check_root(runs_dir if runs_dir is not None else config.runs_dir(), reading=True)
@@ -225,6 +224,35 @@ def list_runs(
         {"path": shown_path(path), "line": None, "reason": stray_reason(what)} for path, what in stray_run_files(str(root))
     )
     return RunList(rows if limit is None else rows[:limit], problems)
+
+
+def list_runs(
+    limit: int | None = 50,
+    since: str | None = None,
+    *,
+    runs_dir: str | os.PathLike[str] | None = None,
+    strict_manifest: bool = False,
+) -> RunList:
+    """Runs under ``runs_dir`` (default: the configured runs dir), newest first, paused ones included.
+
+    Entries named like a run that are no run folder (``ep_….zip``) are not rows: the result's ``problems`` names them.
+    A run folder named with a credential is listed as every view names it (``[REDACTED]``, ``…/runs/[REDACTED]``):
+    that ``run_dir`` or ``episode_id`` opens it (``show``, ``runs_df``; ``store.shownnames``)."""
+    listed = listed_runs(limit, since, runs_dir=runs_dir, strict_manifest=strict_manifest)
+    parents: dict[str, str] = {}  # the root shown once, not once a row
+    rows = [_shown_names(row, parents) for row in listed]
+    return RunList(rows, shown_problems(listed.problems))
+
+
+def shown_problems(problems: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``problems`` with each path as it may be shown (a run folder named with a credential: redacted)."""
+    return [{**p, "path": shown_id(p["path"])} if isinstance(p.get("path"), str) else p for p in problems]
+
+
+def _shown_names(row: dict[str, Any], parents: dict[str, str]) -> dict[str, Any]:
+    """``row`` with its id and folder as they may be shown (the same row when they hold no secret)."""
+    names = {k: shown_id(row[k], parents) for k in ("episode_id", "run_dir") if isinstance(row.get(k), str)}
+    return row if all(row[k] == v for k, v in names.items()) else {**row, **names}
 
 
 def _since(since: Any) -> str | None:

@@ -11,10 +11,12 @@ from .. import config
 from .._safetext import frame_given
 from ..errors import InvalidIdError, RunNotFoundError, RunsDirError
 from ..ids import holds_credential, validate_id
+from ..secrets.names import REDACTED_VALUE
 from ..secrets.quoted import quoted
 from .artifacts import read_json
 from .runfiles import what_is
 from .scan import MARKERS, scan_run_dirs_with_stats
+from .shownnames import found_shown
 
 __all__ = [
     "candidate_roots",
@@ -205,7 +207,7 @@ def find_run_dir(
             "(a str) or the run directory's path"
         )
     if isinstance(target, os.PathLike) or (isinstance(target, str) and (os.sep in target or "/" in target)):
-        path = Path(os.path.expanduser(target))
+        path = found_shown(Path(os.path.expanduser(target)))  # a row's shown ``…/[REDACTED]`` is its run
         if is_run_dir(path):
             return path
         if any(len(part.encode("utf-8", "surrogateescape")) > 255 for part in path.parts):
@@ -220,6 +222,11 @@ def find_run_dir(
             )
         what, instead = _why_not_a_run(path)
         raise RunNotFoundError(f"{quoted(str(path))} is not a run directory: {what}; {instead}")
+    if REDACTED_VALUE in target:  # an id as a frame or a view shows it: the one run of a root shown so
+        for root in [Path(os.path.expanduser(runs_dir))] if runs_dir is not None else candidate_roots():
+            found = found_shown(root / target)
+            if found.name != target and is_run_dir(found):
+                return found
     episode_id = validate_id(target)
     if runs_dir is not None:  # a file or FIFO given as the runs dir: say so, not "no run under it"
         check_root(Path(os.path.expanduser(config.check_path(runs_dir, reading=True))), label="runs_dir", reading=True)

@@ -1,0 +1,67 @@
+"""A frame's ids and run folders as a person may see them: redacted by the one secret rule (``secrets.shown``).
+
+A run folder named with a credential (``ep_ghp_…``, copied into a shared root) is read, and its rows name it
+``[REDACTED]`` in ``episode_id``, ``/root/[REDACTED]`` in ``run_dir`` and ``draft:[REDACTED]:req_…`` in
+``draft_id``, as every view names it (minted ids, UUIDs and hex digests are ids, kept: ``ids.is_minted``). Those
+shown values still open the run (``store.shownnames.found_shown``):
+``show(row.run_dir)``, ``runs_df(row.run_dir)``, ``runs_df(root, episodes=df.episode_id.unique())``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from ..store.shownnames import shown_id
+
+__all__ = ["ID_COLUMNS", "ids_shown"]
+
+#: the columns naming a run by its folder: its id, its path or URL, ids made of the run's id
+ID_COLUMNS = ("episode_id", "run_dir", "draft_id", "batch_id")
+
+
+def _column(values: pd.Series) -> pd.Series | None:
+    """``values`` with each shown, or None when none changes (one ``shown`` per distinct value)."""
+    parents: dict[str, str] = {}  # each runs root shown once
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        names = list(values.cat.categories)
+        out = [shown_id(n, parents) if isinstance(n, str) else n for n in names]
+        if out == names:
+            return None
+        if len(set(out)) == len(out):
+            return values.cat.rename_categories(out)
+        return values.astype(object).map(dict(zip(names, out))).astype("category")  # two ids shown alike
+    distinct = values.dropna().unique()
+    changed = {v: s for v in distinct if isinstance(v, str) and (s := shown_id(v, parents)) != v}
+    if not changed:
+        return None
+    return values.map(lambda v: changed.get(v, v) if isinstance(v, str) else v).astype(values.dtype)
+
+
+def ids_shown(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` (a frame a reader returns) with its id and run-folder columns and its problems' paths shown; the same
+    object when nothing in them holds a secret (every run noesis_nb writes: their ids are refused with one)."""
+    columns = {name: new for name in ID_COLUMNS if name in df.columns and (new := _column(df[name])) is not None}
+    errors = df.attrs.get("errors")
+    shown_errors = _errors(errors) if isinstance(errors, list) else None
+    if not columns and shown_errors is None:
+        return df
+    out = df.copy(deep=False)  # a kept or cached frame is never changed
+    for name, new in columns.items():
+        out[name] = new
+    if shown_errors is not None:
+        out.attrs = {**df.attrs, "errors": shown_errors}
+    return out
+
+
+def _errors(errors: list[Any]) -> list[Any] | None:
+    """``df.attrs["errors"]`` with each problem's path shown; None when none changes."""
+    out = []
+    changed = False
+    for error in errors:
+        path = error.get("path") if isinstance(error, dict) else None
+        if isinstance(path, str) and (new := shown_id(path)) != path:
+            error, changed = {**error, "path": new}, True
+        out.append(error)
+    return out if changed else None

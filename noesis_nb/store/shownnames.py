@@ -1,0 +1,74 @@
+"""A run's id and folder as a person or a frame sees them, and that shown form found again.
+
+A run folder named with a credential (``ep_ghp_…`` copied into a shared root) is read by every reader, and every
+place that names it shows the name redacted by the one secret rule (``secrets.shown``): ``[REDACTED]``. The
+shown form stays an address: a path or id holding ``[REDACTED]`` that names nothing is the one folder of its parent
+whose shown form it is, so ``show(row.run_dir)`` and ``runs_df(row.run_dir)`` open the run a row names.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..errors import RunNotFoundError
+from ..ids import is_minted
+from ..secrets.display import shown
+from ..secrets.names import REDACTED_VALUE
+
+__all__ = ["shown_id", "found_shown"]
+
+
+def shown_id(text: str, parents: dict[str, str] | None = None) -> str:
+    """An episode id or a run's path or URL as it may be shown: redacted by ``shown``, the same text when it holds no
+    secret. A minted id (``ep_<ULID>``, a UUID, a hex digest; ``ids.is_minted``) is an id, as ``validate_id`` takes
+    it: kept without a scan (one scan of a random-looking id costs a millisecond; a root holds 100,000 runs).
+    ``parents``: the shown form of each folder holding runs, kept across the rows of one frame."""
+    head, sep, name = text.rpartition("/")
+    if not is_minted(name):
+        return shown(text)
+    if not sep:
+        return text
+    if parents is None:
+        return shown(head) + sep + name
+    above = parents.get(head)
+    if above is None:
+        above = parents[head] = shown(head)
+    return above + sep + name
+
+
+def _could_show_as(name: str, part: str) -> bool:
+    """A cheap test before ``shown``: ``name`` starts and ends as ``part`` does around its first and last ``[REDACTED]``."""
+    head, tail = part.split(REDACTED_VALUE, 1)[0], part.rsplit(REDACTED_VALUE, 1)[-1]
+    return name != part and len(name) >= len(head) + len(tail) and name.startswith(head) and name.endswith(tail)
+
+
+def found_shown(path: Path) -> Path:
+    """``path`` itself, or, when it names nothing and holds ``[REDACTED]``, the path whose shown form it is.
+
+    Each missing part holding ``[REDACTED]`` is looked for among its parent's entries. Several that show alike (two
+    runs named with two tokens) are no address: ``RunNotFoundError`` names how many and how to tell them apart."""
+    text = str(path)
+    if REDACTED_VALUE not in text or os.path.lexists(path):
+        return path
+    parts = path.parts
+    at = Path(parts[0])
+    for part in parts[1:]:
+        step = at / part
+        if REDACTED_VALUE in part and not os.path.lexists(step):
+            try:
+                names = os.listdir(at)
+            except OSError:
+                return path
+            hits = [n for n in sorted(names) if _could_show_as(n, part) and shown(str(at / n)) == shown(str(step))]
+            if len(hits) > 1:
+                raise RunNotFoundError(
+                    f"{shown(str(step))!r} is how {len(hits)} folders of {shown(str(at))!r} are shown (each name holds a "
+                    "credential): no one of them is meant. Open each by its own path (os.listdir of that folder), or "
+                    "rename them to plain ids"
+                )
+            if not hits:
+                return path
+            step = at / hits[0]
+        at = step
+    return at
