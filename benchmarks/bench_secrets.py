@@ -18,6 +18,8 @@ Rows of these kinds, each measured in this run against its own baseline:
   seed): ``find_in_text`` and scrubbing one learned value, each against English prose of the same length (the
   baseline, ratio 1; ``--only-scripts`` runs these rows alone). Their accented and Cyrillic letters, read as the
   ASCII ones they show, are judged again only where that may show a secret.
+- many short strings (``--only-small``): a tool's arguments of 500 and 5,000 short distinct rows redacted as the tool
+  path does, against the same rows screened as one event (``ctx.emit``'s path, ratio 1), plain and with one secret.
 - detecting (``find_in_text`` / ``redact``) hostile shapes at 100 KB and 400 KB: linear is a ratio of 4,
   quadratic 16. Tokens split by zero-width spaces, many tokens to replace, keyword starts without values
   (``token`` repeated, ``password=`` repeated), a name of n characters ending in ``_token``.
@@ -336,6 +338,30 @@ def wrapped_rows(repeat: int) -> None:
         print(f"  {kind:<22} {spent[0] * 1e6:8.1f} us  (one line {spent[1] * 1e6:8.1f} us)  x{spent[0] / spent[1]:5.2f}")
 
 
+def small_string_rows(repeat: int) -> None:
+    """A tool's arguments made of many short distinct strings (a table's rows), redacted as the tool path redacts them
+    (``RunSecrets.redact``), against the same rows screened as one event (``RunSecrets.screen``, ``ctx.emit``'s path)."""
+    print("many short strings: a tool's arguments redacted vs the same rows emitted (ratio: to the event, same run)")
+    tables = itertools.count()
+
+    def rows(n: int, secret: bool) -> dict[str, Any]:
+        t = next(tables)  # distinct texts each call: no verdict kept from the call before
+        table = {f"user{i}t{t}": f"row number {i} of table {t}" for i in range(n)}
+        if secret:
+            table[f"user0t{t}"] = f"password=Zq{t}xk7Wv-hunter for row 0"
+        return {"args": [table]}
+
+    find_in_text("warm the detectors up: password=Zq0xk7Wv-hunter")
+    for secret in (False, True):
+        spent = {}
+        for n in (500, 5000):
+            spent[n] = best(lambda n=n, s=secret: RunSecrets().redact(rows(n, s)), repeat)
+            emitted = best(lambda n=n, s=secret: RunSecrets().screen({"rows": rows(n, s)}), repeat)
+            label = f"{n} rows{', one secret' if secret else ''}"
+            print(f"  {label:<22} {spent[n] * 1000:8.1f} ms  (emitted {emitted * 1000:8.1f} ms)  x{spent[n] / emitted:5.2f}")
+        print(f"  {'5000 to 500 rows':<22} x{spent[5000] / spent[500]:5.2f}  (linear is 10)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--mb", type=float, default=1.0, help="size of the scrubbed texts")
@@ -346,7 +372,11 @@ def main() -> None:
     parser.add_argument("--only-screen", action="store_true", help="only the screening rows")
     parser.add_argument("--only-scripts", action="store_true", help="only the rows of prose of other scripts")
     parser.add_argument("--only-wrapped", action="store_true", help="only the rows of line-broken text")
+    parser.add_argument("--only-small", action="store_true", help="only the rows of many short strings")
     args = parser.parse_args()
+    if args.only_small:
+        small_string_rows(args.repeat)
+        return
     if args.only_wrapped:
         wrapped_rows(args.repeat)
         return
@@ -364,6 +394,7 @@ def main() -> None:
     long_word_rows(args.mb, args.repeat)
     dense_rows(args.mb, args.repeat)
     long_value_rows(args.repeat)
+    small_string_rows(args.repeat)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from functools import lru_cache
 from typing import Any
 
 __all__ = ["Gate", "filtered", "unfiltered", "folded", "places"]
@@ -74,7 +75,7 @@ def forget() -> None:
 def places(literals: Iterable[str], text: str) -> Callable[[int], int]:
     """``next(pos)``: the first place at or after ``pos`` where one of ``literals`` starts in ``text``, or -1. Each
     literal's place is kept until passed: the text is read once per literal however often it is asked."""
-    finders = [re.compile(re.escape(lit)) for lit in dict.fromkeys(literals)]
+    finders = _finders(tuple(literals))
     at = [_place(f, text, 0) for f in finders]
 
     def following(pos: int) -> int:
@@ -87,6 +88,12 @@ def places(literals: Iterable[str], text: str) -> Callable[[int], int]:
         return best
 
     return following
+
+
+@lru_cache(maxsize=1024)
+def _finders(literals: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
+    """A literal search for each of ``literals``, made once (made per text, it was most of a short text's screen)."""
+    return tuple(re.compile(re.escape(lit)) for lit in dict.fromkeys(literals))
 
 
 def _place(finder: re.Pattern[str], text: str, pos: int) -> int:

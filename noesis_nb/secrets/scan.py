@@ -22,11 +22,13 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from .exact import exact_all
 from .joined import chunk_texts, split_secrets
 from .known import for_text
 from .names import REDACTED_VALUE, hunted, is_secret_key, names_no_value, vocabulary_token
-from .text import find_in_text
+from .text import find_in_text, payload_might_contain
 
 __all__ = [
     "Hit", "scan", "redact", "learned", "leaf_strings", "distinct_key", "replaced_around", "outside_kept", "MAX_DEPTH"
@@ -236,6 +238,8 @@ def _walk(value: Any, path: Path, entropy: bool, out: list[Hit]) -> None:
     if len(path) >= MAX_DEPTH and isinstance(value, (Mapping, list, tuple)):  # too deep to read: redacted whole
         out.append(Hit(path, (), True))
         return
+    if len(path) < MAX_DEPTH and type(value) in (dict, list, tuple) and len(value) >= _BIG and _cleared(value, len(path)):
+        return
     if isinstance(value, str):
         if type(value) is not str:
             raise _NotExact
@@ -307,6 +311,51 @@ def _scanned(value: Any, entropy: bool) -> tuple[Any, list[Hit]]:
         value, out = exact_all(value), []
         _walk(value, (), entropy, out)
     return value, out
+
+
+# a container of this many items is first judged whole by the event screen's prefilter (``_cleared``)
+_BIG = 32
+
+
+def _cleared(value: Any, depth: int) -> bool:
+    """Whether the event screen's prefilter (``payload_might_contain``, over the JSON text at memory speed) clears a
+    dict, list or tuple of exact types, ``depth`` deep in what is walked, nested less than ``MAX_DEPTH`` deep: no
+    detector finds anything in it, and the walk, which reads each string and key by itself, is skipped there. It is
+    judged as the value of a key of no meaning (the walk finds no more in it where it stands than there), so its own
+    keys are judged in its JSON text at once, not one by one (thousands of distinct keys overran their verdicts' memo)."""
+    if not _plain(value, MAX_DEPTH - 2 - depth):
+        return False
+    payload = {"": value}
+    try:
+        blob = orjson.dumps(payload, option=orjson.OPT_NON_STR_KEYS)
+    except (TypeError, orjson.JSONEncodeError):  # (an object no JSON holds: the walk reads what it can)
+        return False
+    # (a text JSON escapes is read by the walk: the prefilter misses a URL's password holding a quote, ``\"`` there)
+    return blob.find(b"\\") < 0 and not payload_might_contain(payload, blob)
+
+
+def _plain(value: Any, levels: int) -> bool:
+    """Whether ``value`` holds no subclass of ``str``, ``dict``, ``list`` or ``tuple`` (its own methods may hide what
+    it holds), nor containers nested ``levels`` deep (past ``MAX_DEPTH`` a container is redacted whole: a change the
+    prefilter does not see)."""
+    level, depth = [value], 0
+    while level:
+        depth += 1
+        if depth > levels:
+            return False
+        below: list[Any] = []
+        for node in level:
+            items = node.values() if type(node) is dict else node
+            if type(node) is dict and not all(type(k) is str or not isinstance(k, str) for k in node):
+                return False
+            for item in items:
+                kind = type(item)
+                if kind is dict or kind is list or kind is tuple:
+                    below.append(item)
+                elif kind is not str and isinstance(item, (str, Mapping, list, tuple)):
+                    return False
+        level = below
+    return True
 
 
 def _replace(text: str, values: Iterable[str]) -> str:
