@@ -16,12 +16,14 @@ from typing import Any
 from .. import config
 from .._safetext import frame_given, pandas_kind
 from ..errors import InvalidOptionError, RunNotFoundError
+from ..secrets.names import REDACTED_VALUE
 from ..secrets.quoted import quoted
 from ..store.roots import check_root, close_run_id, find_run_dir
 from ..store.runfiles import change_stamp
 from ..store.scan import scan_run_dirs_with_stats, shown_path, stray_id, stray_reason, stray_run_files
 from ..store.sealing import SealState
-from .fs import LocalFS, RemoteFS, RunFS, Stat, open_remote
+from ..store.shownnames import found_shown, shown_id
+from .fs import LocalFS, RemoteFS, RunFS, Stat, open_remote, shown_source
 from .problems import LoadProblem
 
 __all__ = ["RunRef", "resolve_source", "episode_filter", "Source", "named_runs", "distinct_runs", "stray_runs"]
@@ -90,6 +92,11 @@ class RunRef:
         return name
 
     @property
+    def shown_name(self) -> str:
+        """The folder's name as frames show it (``[REDACTED]`` for one holding a credential)."""
+        return shown_id(self.name)
+
+    @property
     def url(self) -> str:
         return self.fs.url(self.path)
 
@@ -129,7 +136,7 @@ def episode_filter(episodes: str | Iterable[str] | None) -> list[str] | None:
 def source_label(source: Source) -> str:
     """Where a load read from, for a problem about the whole load: the root or run it was given."""
     if source is None or isinstance(source, (str, os.PathLike)):
-        return str(os.fspath(config.runs_dir() if source is None else source))
+        return shown_source(str(os.fspath(config.runs_dir() if source is None else source)))
     return "the sources given"
 
 
@@ -139,6 +146,8 @@ def unmatched_episodes(episodes: list[str] | None, refs: list[RunRef], source: S
     if not episodes:
         return []
     found = {ref.name for ref in refs}
+    if any(REDACTED_VALUE in e for e in episodes):  # ids as a frame shows them
+        found |= {ref.shown_name for ref in refs}
     missing = [e for e in dict.fromkeys(episodes) if e not in found]
     where = source_label(source)
     if missing and len(missing) == len(set(episodes)):
@@ -311,8 +320,9 @@ def resolve_source(
     # run is read once, by where it really is, under its own folder's name rather than a link's (``latest``)
     # whatever the order; one root alone lists each run once: no path is resolved then
     real = len(items) > 1
+    by_shown = wanted is not None and any(REDACTED_VALUE in e for e in wanted)  # ids as a frame shows them
     for ref in refs:
-        if wanted is not None and ref.name not in wanted:
+        if wanted is not None and ref.name not in wanted and not (by_shown and ref.shown_name in wanted):
             continue
         where = os.path.realpath(ref.path) if real and ref.fs.protocol == "file" else ref.path
         key = (ref.fs.protocol, where)
@@ -336,6 +346,12 @@ def _resolve_one(item: Any, storage_options: dict[str, Any] | None, remotes: dic
     if isinstance(item, str) and "://" in text and not text.startswith("file://"):
         return _resolve_remote(text, storage_options, remotes)
     text = text.removeprefix("file://")
+    if REDACTED_VALUE in text:  # a run as a frame shows it (``…/[REDACTED]``): its folder, never a glob
+        found = found_shown(Path(os.path.expanduser(text)))
+        if found.exists():
+            return _local_dir(str(found))
+        if isinstance(item, str) and os.sep not in text and "/" not in text:
+            return [RunRef(_LOCAL, str(find_run_dir(text, instead=_INSTEAD)))]
     if any(ch in text for ch in "*?["):
         matches = sorted(_glob.glob(os.path.expanduser(text)))
         if not matches:
@@ -347,8 +363,11 @@ def _resolve_one(item: Any, storage_options: dict[str, Any] | None, remotes: dic
     if path.exists():
         return _local_dir(str(path))
     if isinstance(item, str) and os.sep not in text and "/" not in text:
-        return [RunRef(_LOCAL, str(find_run_dir(text, instead="pass the runs root it is in as source, or its run directory")))]
+        return [RunRef(_LOCAL, str(find_run_dir(text, instead=_INSTEAD)))]
     raise RunNotFoundError(f"{quoted(text)} does not exist; pass a runs root, a run directory, an episode id or an s3:// URL")
+
+
+_INSTEAD = "pass the runs root it is in as source, or its run directory"
 
 
 def _local_dir(path: str) -> list[RunRef]:
@@ -369,6 +388,8 @@ def _resolve_remote(url: str, storage_options: dict[str, Any] | None, remotes: d
             for r in runs
             if fnmatch.fnmatch(r, path.rstrip("/")) or any(fnmatch.fnmatch(p, path.rstrip("/")) for p in _parents(r, base))
         ]
+        if not matched:
+            raise RunNotFoundError(f"the glob {quoted(fs.url(path))} matches nothing; check the pattern or pass the runs root")
         return [RunRef(fs, r) for r in matched]
     remotes[(protocol, path)] = fs
     return [RunRef(fs, r) for r in fs.scan(path)]
