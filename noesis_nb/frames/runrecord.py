@@ -588,10 +588,18 @@ _TEXT_KEYS = frozenset({"status", "task", "using", "kind", "type", "event"})
 def _plain(event: dict[str, Any]) -> dict[str, Any]:
     """An event with the fields runs_df reads (phase, timestamp, payload text fields) kept only when well typed.
 
-    A misfit is read as absent (events_df reports it with its line): ``status: 5`` must not become "5".
+    A misfit is read as absent (events_df reports it with its line): ``status: 5`` must not become "5". A misfit
+    status is kept as None: a terminate saying no readable word is ``unknown`` (``run_status``), not ``ok``.
     """
     payload = event.get("payload")
-    payload = {k: v for k, v in payload.items() if k not in _TEXT_KEYS or type(v) is str} if type(payload) is dict else None
+    if type(payload) is dict:
+        payload = {
+            k: v if k not in _TEXT_KEYS or type(v) is str else None
+            for k, v in payload.items()
+            if k not in _TEXT_KEYS or type(v) is str or k == "status"
+        }
+    else:
+        payload = None
     return {
         "phase": event["phase"] if type(event.get("phase")) is str else None,
         "payload": payload,

@@ -25,21 +25,26 @@ def run_status(
     state: dict[str, Any] | None,
     events: list[dict[str, Any]] | None,
 ) -> str:
-    """``ok``, ``error``, ``vetoed``, ``cancelled``, ``paused`` or ``running``.
+    """``ok``, ``error``, ``vetoed``, ``cancelled``, ``paused``, ``running`` or ``unknown``.
 
     The one rule every reader uses (``runs_df``, ``list_runs``, ``DiskRun``, ``show``, ``export_otel``): the log's
     ``terminate`` decides, as sealed with the run; a summary or state status only where the log has none (Noēsis'
     CLI rule, else metrics). A summary edited after the seal to say otherwise is not the run's word (``runs_df``
     reports the edit). It adds what the CLI cannot see: a run without a summary is ``paused`` when its last
-    lifecycle event is a checkpoint or interrupt, otherwise ``running``. Fields of the wrong
-    kind (a status that is not text, metrics that are not an object) are read as absent.
+    lifecycle event is a checkpoint or interrupt, otherwise ``running``. A ``terminate`` whose status is there but
+    unreadable (not text, empty, or a key written twice, which the readers report) is ``unknown``: the run ended,
+    its word is lost. Other fields of the wrong kind (a summary status that is not text, metrics that are not an
+    object) are read as absent.
     """
     events = [e for e in events or [] if type(e) is dict]
     last_runtime: str | None = None
     for event in reversed(events):
         phase = event.get("phase")
         if phase == "terminate" or _is_runtime_terminate(event):
-            status = _text(_obj(event.get("payload")).get("status")).lower()
+            payload = _obj(event.get("payload"))
+            status = _text(payload.get("status")).lower()
+            if not status and "status" in payload:  # a number, null, a key written twice (read as None): no word
+                return "unknown"
             return _TERMINATE_MAP.get(status, status or "ok")
         if last_runtime is None and phase == "runtime":
             last_runtime = _text(_obj(event.get("payload")).get("status"))
