@@ -51,7 +51,7 @@ from .scan import distinct_key, learned, redact, shaped
 from .streamed import DELTA_KEYS, Streams, set_at, streamed_piece, text_at
 from .text import chunk_runs, find_in_text, flat_might_contain, lists_joined, payload_might_contain
 
-__all__ = ["RunSecrets", "for_run", "known_everywhere", "known_shown", "known_of", "MIN_HUNTED"]
+__all__ = ["RunSecrets", "for_run", "known_everywhere", "known_shown", "known_of", "MIN_HUNTED", "runs_version"]
 
 MIN_HUNTED = 6
 _OPTS = orjson.OPT_NON_STR_KEYS
@@ -658,6 +658,7 @@ def _scrub_read(text: str, known: Known) -> str:
 
 
 _VERSION = 0  # bumped whenever any run learns a value
+_RUNS_VERSION = 0  # bumped whenever a run is registered (and so ``run_ids`` may change)
 _UNION: tuple[int, tuple[str, ...]] = (0, ())
 _UNION_ENV: frozenset[str] = frozenset()  # the environment's secrets ``_UNION`` was made without
 _REGISTRY: OrderedDict[str, RunSecrets] = OrderedDict()
@@ -704,10 +705,12 @@ def _without_own(value: str, own: str) -> list[str]:
 
 def for_run(run_dir: Any) -> RunSecrets:
     """The ``RunSecrets`` of a run directory in this process (created on first use)."""
+    global _RUNS_VERSION
     key = os.path.realpath(os.fspath(run_dir))
     with _REGISTRY_LOCK:
         guard = _REGISTRY.get(key)
         if guard is None:
+            _RUNS_VERSION += 1
             guard = _REGISTRY[key] = RunSecrets(os.path.basename(key))
             guard.learn_environ(environ_secrets())  # the environment's secrets, as it is when the run starts
             while len(_REGISTRY) > _KEEP:
@@ -715,6 +718,11 @@ def for_run(run_dir: Any) -> RunSecrets:
         else:
             _REGISTRY.move_to_end(key)
         return guard
+
+
+def runs_version() -> int:
+    """A number that changes whenever ``run_ids`` may have (a run registered, another forgotten)."""
+    return _RUNS_VERSION
 
 
 def run_ids() -> list[str]:

@@ -14,9 +14,33 @@ from pathlib import Path
 from ..errors import RunNotFoundError
 from ..ids import is_minted
 from ..secrets.display import shown
+from ..secrets.guard import known_shown, runs_version
 from ..secrets.names import REDACTED_VALUE
 
 __all__ = ["shown_id", "found_shown"]
+
+_MEMO_MAX = 1 << 18  # texts shown kept (a root of 100,000 runs: its ids and paths)
+#: what ``shown`` depends on besides a text (the values learned and the environment's secrets, this process's run
+#: ids), and each text shown under them
+_MEMO: tuple[tuple[str, ...], int, dict[str, str]] = ((), -1, {})
+
+
+def _shown(text: str) -> str:
+    """``shown(text)``, once per text while what it depends on is the same: a frame of a root of runs not named by
+    minted ids reads each id and path once, and its warm reloads read none again (through the detectors' own memo of
+    8,192 short texts, visited in the same order each time, a root of more runs missed it on every text)."""
+    global _MEMO
+    known, runs, memo = _MEMO
+    now_known, now_runs = known_shown(), runs_version()
+    if now_known is not known or now_runs != runs:
+        memo = {}
+        _MEMO = (now_known, now_runs, memo)
+    out = memo.get(text)
+    if out is None:
+        if len(memo) >= _MEMO_MAX:
+            memo.clear()
+        out = memo[text] = shown(text)
+    return out
 
 
 def shown_id(text: str, parents: dict[str, str] | None = None) -> str:
@@ -26,14 +50,14 @@ def shown_id(text: str, parents: dict[str, str] | None = None) -> str:
     ``parents``: the shown form of each folder holding runs, kept across the rows of one frame."""
     head, sep, name = text.rpartition("/")
     if not is_minted(name):
-        return shown(text)
+        return _shown(text)
     if not sep:
         return text
     if parents is None:
-        return shown(head) + sep + name
+        return _shown(head) + sep + name
     above = parents.get(head)
     if above is None:
-        above = parents[head] = shown(head)
+        above = parents[head] = _shown(head)
     return above + sep + name
 
 

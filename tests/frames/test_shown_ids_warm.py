@@ -1,0 +1,67 @@
+"""A root of more runs than the detectors' memo of short texts (8,192), named by old ids (``ep_20251104_…``, not
+minted: ``ids.is_minted`` False), is screened once per id and path: a warm ``runs_df`` screens none of them again
+(before, each reload read every id and path through the detectors, as slow as the first load), and what it shows is
+still redacted as ``secrets.shown`` would (a folder named with a credential, a run added since)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import noesis_nb
+from noesis_nb.frames import clear_cache
+from noesis_nb.ids import is_minted
+from noesis_nb.secrets.display import shown
+from noesis_nb.store import shownnames
+
+RUNS = 8_300  # more than the detectors' memo of 8,192 short texts
+_GH = "ghp" + "_" + "Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0LmNb12"  # built from parts: no whole credential in the repository
+
+
+def _run(root: Path, ep: str) -> None:
+    """A run as an older Noēsis wrote it: its events and summary, no seal."""
+    folder = root / ep
+    folder.mkdir()
+    event = {"episode_id": ep, "agent_id": "system", "evidence_ids": [], "timestamp": "2025-11-04T15:55:01+00:00"}
+    lines = [
+        {**event, "id": f"00000000-0000-4000-8000-{0:012d}", "phase": "start", "payload": {"task": "t", "seed": 0}},
+        {**event, "id": f"00000000-0000-4000-8000-{1:012d}", "phase": "terminate", "payload": {"status": "ok"}},
+    ]
+    (folder / "events.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    summary = {"schema_version": "1.2.0", "episode_id": ep, "task": "t", "seed": 0, "metrics": {"success": True}}
+    (folder / "summary.json").write_text(json.dumps(summary))
+
+
+def test_a_warm_runs_df_screens_no_id_it_screened_before(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    root = tmp_path / "runs"
+    root.mkdir()
+    names = [f"ep_20251104_155501_{i:06d}" for i in range(RUNS)] + [f"ep_{_GH}"]
+    assert not any(is_minted(n) for n in names)
+    for name in names:
+        _run(root, name)
+    screened: list[str] = []
+
+    def counted(text: str) -> str:
+        screened.append(text)
+        return shown(text)
+
+    monkeypatch.setattr(shownnames, "shown", counted)
+    clear_cache()
+    cold = noesis_nb.runs_df(str(root), progress=False)
+    assert len(cold) == len(names)
+    # the cold load screens each id and each path once
+    assert len(screened) <= 2 * len(names) + 8, f"{len(screened)} screens for {len(names)} runs"
+    assert f"ep_{_GH}" not in set(cold.episode_id) and "[REDACTED]" in set(cold.episode_id)
+    screened.clear()
+    warm = noesis_nb.runs_df(str(root), progress=False)
+    assert screened == [], f"a warm reload screened {len(screened)} ids and paths again"
+    assert list(warm.episode_id) == list(cold.episode_id) and list(warm.run_dir) == list(cold.run_dir)
+    # a run added since is screened, and what every row shows is what secrets.shown gives
+    _run(root, f"ep_{_GH}x")
+    again = noesis_nb.runs_df(str(root), progress=False)
+    assert 1 <= len(screened) <= 8
+    assert len(again) == len(names) + 1
+    assert set(again.episode_id) == {shown(n) for n in [*names, f"ep_{_GH}x"]}
+    assert set(again.run_dir) == {shown(str(root / n)) for n in [*names, f"ep_{_GH}x"]}
