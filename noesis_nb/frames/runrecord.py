@@ -205,15 +205,17 @@ def read_run(
     counted = counted if type(counted) is int and counted >= 0 else None
     # a summary that does not count its tool requests (an older release's, another writer's): its log counts them
     need_requests = counted is None
-    if need_calls or need_status or (summary is None and state is None) or paused or need_requests:
-        got = _events(ref, need_calls or summary is None or paused is True or need_requests, problems)
+    # no start time in summary or state (absent, or not text: reported): the first event's, as a run with neither
+    need_start = not _has_text(summary, "started_at") and not _has_text((state or {}).get("episode"), "started_at")
+    if need_calls or need_status or need_start or paused or need_requests:
+        got = _events(ref, need_calls or summary is None or paused is True or need_requests or need_start, problems)
         if got is not None and paused:
             waiting, pause_open = _waiting(got[0])
         if got is not None:
             data, stamp["events.jsonl"], whole = got
             if need_status or summary is None:
                 tail = _parse_tail(data, whole, url, problems)
-            if whole and summary is None and state is None:
+            if whole and need_start:
                 head = _first_event(data[: data.find(b"\n") + 1 or len(data)])
             if whole:
                 seen = seen_in(_tool_events(data))
@@ -605,6 +607,11 @@ def _plain(event: dict[str, Any]) -> dict[str, Any]:
         "payload": payload,
         "timestamp": event["timestamp"] if is_time(event.get("timestamp")) else None,
     }
+
+
+def _has_text(doc: Any, key: str) -> bool:
+    value = doc.get(key) if type(doc) is dict else None
+    return type(value) is str and value != ""
 
 
 def _first_event(line: bytes) -> dict[str, Any] | None:
