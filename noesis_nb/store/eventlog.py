@@ -52,6 +52,8 @@ __all__ = [
     "now_iso",
     "parse_lines",
     "lone_cr_as_newline",
+    "GZIP_MAGIC",
+    "GZIP_TEXT",
     "WIDE_BOMS",
     "WIDE_TEXT",
 ]
@@ -413,6 +415,9 @@ def parse_lines(
     if data[:2] in WIDE_BOMS:  # UTF-16 or UTF-32 text: every line would be reported, none is JSON
         _problem(path, 1, WIDE_TEXT, strict, errors)
         return []
+    if data[:2] == GZIP_MAGIC:  # a compressed log: its bytes are no text, every line would read as invalid UTF-8
+        _problem(path, 1, GZIP_TEXT, strict, errors)
+        return []
     if data.find(b"\r") != -1:  # memchr: a file of CRLF or lone-CR line ends, rare (``in`` raises and clears first)
         data = lone_cr_as_newline(data, path, strict, errors)
     lines = data.split(b"\n")
@@ -450,6 +455,11 @@ def parse_lines(
 _LONE_CR = re.compile(rb"\r(?!\n)")
 WIDE_BOMS = (b"\xff\xfe", b"\xfe\xff")  # UTF-16 LE/BE byte order marks (UTF-32 LE starts as UTF-16 LE)
 WIDE_TEXT = "the file is UTF-16 or UTF-32 text (its byte order mark says so), not UTF-8; it is not read. Save it as UTF-8"
+GZIP_MAGIC = b"\x1f\x8b"  # the first two bytes of a gzip stream
+GZIP_TEXT = (
+    "the file is gzip-compressed (it starts with gzip's magic bytes), not UTF-8 text; it is not read. "
+    "Decompress it (gunzip) and keep the name events.jsonl"
+)
 
 
 def lone_cr_as_newline(data: bytes, path: str, strict: bool = False, errors: list[EventLogCorruption] | None = None) -> bytes:
@@ -529,8 +539,7 @@ def _line_by_line(
         try:
             value = loads(raw)
         except orjson.JSONDecodeError as exc:
-            reason = "invalid UTF-8" if _bad_utf8(raw) else f"invalid JSON ({exc})"
-            _problem(path, number, reason, strict, errors)
+            _problem(path, number, _bad_line(raw, number, exc), strict, errors)
             continue
         if type(value) is not dict:
             _problem(path, number, f"a JSON {_json_kind(value)}, not an object", strict, errors)
@@ -551,6 +560,13 @@ def _json_kind(value: Any) -> str:
         bool: "boolean",
         type(None): "null",
     }.get(type(value), type(value).__name__)
+
+
+def _bad_line(raw: bytes, number: int, exc: Exception) -> str:
+    """Why line ``number`` (``raw``) is no JSON: a gzip'd file's first line, bytes that are no UTF-8, else ``exc``."""
+    if number == 1 and raw[:2] == GZIP_MAGIC:
+        return GZIP_TEXT
+    return "invalid UTF-8" if _bad_utf8(raw) else f"invalid JSON ({exc})"
 
 
 def _bad_utf8(raw: bytes) -> bool:
@@ -725,7 +741,7 @@ def _one(raw: bytes, path: str, number: int, strict: bool, errors: list[EventLog
     try:
         value = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
-        _problem(path, number, "invalid UTF-8" if _bad_utf8(raw) else f"invalid JSON ({exc})", strict, errors)
+        _problem(path, number, _bad_line(raw, number, exc), strict, errors)
         return
     if type(value) is not dict:
         _problem(path, number, f"a JSON {type(value).__name__}, not an object", strict, errors)
