@@ -38,7 +38,7 @@ _SAFE = re.compile(r"[A-Za-z0-9_.:@+=-]{1,200}")  # whole value (fullmatch: "$" 
 _ULID = r"[0-7][0-9A-HJKMNP-TV-Z]{25}"
 _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 _ONE = rf"(?:(?:ep|req|batch|chk|run|thread|trace|span)[_-])?(?:{_ULID}|{_UUID}|[0-9a-f]{{12,64}})"
-_MINTED = re.compile(rf"{_ONE}|draft:{_ONE}:req_{_ULID}")
+_MINTED = re.compile(rf"{_ONE}|draft:{_ONE}:{_ONE}")
 
 
 def new_episode_id() -> str:

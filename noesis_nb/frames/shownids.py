@@ -1,7 +1,7 @@
 """A frame's ids and run folders as a person may see them: redacted by the one secret rule (``secrets.shown``).
 
 A run folder named with a credential (``ep_ghp_…``, copied into a shared root) is read, and its rows name it
-``[REDACTED]`` in ``episode_id``, ``/root/[REDACTED]`` in ``run_dir`` and ``draft:[REDACTED]:req_…`` in
+``[REDACTED]`` in ``episode_id``, ``/root/[REDACTED]`` in ``run_dir`` (the root as given) and ``draft:[REDACTED]:req_…`` in
 ``draft_id``, as every view names it (minted ids, UUIDs and hex digests are ids, kept: ``ids.is_minted``). Those
 shown values still open the run (``store.shownnames.found_shown``):
 ``show(row.run_dir)``, ``runs_df(row.run_dir)``, ``runs_df(root, episodes=df.episode_id.unique())``.
@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..store.shownnames import shown_id
+from ..store.shownnames import shown_id, shown_parts
 
 __all__ = ["ID_COLUMNS", "ids_shown"]
 
@@ -23,17 +23,16 @@ ID_COLUMNS = ("episode_id", "run_dir", "draft_id", "batch_id")
 
 def _column(values: pd.Series) -> pd.Series | None:
     """``values`` with each shown, or None when none changes (one ``shown`` per distinct value)."""
-    parents: dict[str, str] = {}  # each runs root shown once
     if isinstance(values.dtype, pd.CategoricalDtype):
         names = list(values.cat.categories)
-        out = [shown_id(n, parents) if isinstance(n, str) else n for n in names]
+        out = [shown_id(n) if isinstance(n, str) else n for n in names]
         if out == names:
             return None
         if len(set(out)) == len(out):
             return values.cat.rename_categories(out)
         return values.astype(object).map(dict(zip(names, out))).astype("category")  # two ids shown alike
     distinct = values.dropna().unique()
-    changed = {v: s for v in distinct if isinstance(v, str) and (s := shown_id(v, parents)) != v}
+    changed = {v: s for v in distinct if isinstance(v, str) and (s := shown_id(v)) != v}
     if not changed:
         return None
     return values.map(lambda v: changed.get(v, v) if isinstance(v, str) else v).astype(values.dtype)
@@ -61,7 +60,7 @@ def _errors(errors: list[Any]) -> list[Any] | None:
     changed = False
     for error in errors:
         path = error.get("path") if isinstance(error, dict) else None
-        if isinstance(path, str) and (new := shown_id(path)) != path:
+        if isinstance(path, str) and (new := shown_parts(path)) != path:
             error, changed = {**error, "path": new}, True
         out.append(error)
     return out if changed else None

@@ -22,7 +22,7 @@ from .roots import check_root, iter_run_dirs
 from .runfiles import UnreadableRunFile, read_file
 from .scan import shown_path, stray_reason, stray_run_files
 from .sealing import SealState, seal_state
-from .shownnames import shown_id
+from .shownnames import shown_id, shown_parts
 from .status import run_status, status_now
 
 __all__ = ["check_limit", "list_runs", "listed_runs", "shown_problems", "run_info", "status_of", "RunList"]
@@ -239,19 +239,18 @@ def list_runs(
     A run folder named with a credential is listed as every view names it (``[REDACTED]``, ``…/runs/[REDACTED]``):
     that ``run_dir`` or ``episode_id`` opens it (``show``, ``runs_df``; ``store.shownnames``)."""
     listed = listed_runs(limit, since, runs_dir=runs_dir, strict_manifest=strict_manifest)
-    parents: dict[str, str] = {}  # the root shown once, not once a row
-    rows = [_shown_names(row, parents) for row in listed]
+    rows = [_shown_names(row) for row in listed]
     return RunList(rows, shown_problems(listed.problems))
 
 
 def shown_problems(problems: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """``problems`` with each path as it may be shown (a run folder named with a credential: redacted)."""
-    return [{**p, "path": shown_id(p["path"])} if isinstance(p.get("path"), str) else p for p in problems]
+    return [{**p, "path": shown_parts(p["path"])} if isinstance(p.get("path"), str) else p for p in problems]
 
 
-def _shown_names(row: dict[str, Any], parents: dict[str, str]) -> dict[str, Any]:
+def _shown_names(row: dict[str, Any]) -> dict[str, Any]:
     """``row`` with its id and folder as they may be shown (the same row when they hold no secret)."""
-    names = {k: shown_id(row[k], parents) for k in ("episode_id", "run_dir") if isinstance(row.get(k), str)}
+    names = {k: shown_id(row[k]) for k in ("episode_id", "run_dir") if isinstance(row.get(k), str)}
     return row if all(row[k] == v for k, v in names.items()) else {**row, **names}
 
 

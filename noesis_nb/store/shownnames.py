@@ -17,7 +17,7 @@ from ..secrets.display import shown
 from ..secrets.guard import known_shown, runs_version
 from ..secrets.names import REDACTED_VALUE
 
-__all__ = ["shown_id", "found_shown"]
+__all__ = ["shown_id", "shown_parts", "found_shown"]
 
 _MEMO_MAX = 1 << 18  # texts shown kept (a root of 100,000 runs: its ids and paths)
 #: what ``shown`` depends on besides a text (the values learned and the environment's secrets, this process's run
@@ -43,22 +43,21 @@ def _shown(text: str) -> str:
     return out
 
 
-def shown_id(text: str, parents: dict[str, str] | None = None) -> str:
-    """An episode id or a run's path or URL as it may be shown: redacted by ``shown``, the same text when it holds no
-    secret. A minted id (``ep_<ULID>``, a UUID, a hex digest; ``ids.is_minted``) is an id, as ``validate_id`` takes
-    it: kept without a scan (one scan of a random-looking id costs a millisecond; a root holds 100,000 runs).
-    ``parents``: the shown form of each folder holding runs, kept across the rows of one frame."""
+def shown_id(text: str) -> str:
+    """An episode id, or a run's path or URL, as it may be shown: the run's own name (the last part) redacted by
+    ``shown`` when it holds a secret, the folders above it kept as given. They are the root the caller named: screened,
+    a hash-named or bucket folder (``mlruns/1/<hex>/artifacts``) read as a key and one ``[REDACTED]`` could span
+    several of them, so ``row.run_dir`` named nothing. A minted id (``ep_<ULID>``, a UUID, a hex digest;
+    ``ids.is_minted``) is an id, as ``validate_id`` takes it: kept without a scan (one scan of a random-looking id
+    costs a millisecond; a root holds 100,000 runs)."""
     head, sep, name = text.rpartition("/")
-    if not is_minted(name):
-        return _shown(text)
-    if not sep:
-        return text
-    if parents is None:
-        return _shown(head) + sep + name
-    above = parents.get(head)
-    if above is None:
-        above = parents[head] = _shown(head)
-    return above + sep + name
+    return text if is_minted(name) else head + sep + _shown(name)
+
+
+def shown_parts(text: str) -> str:
+    """A file's path in a problem as it may be shown: each part screened alone (the run folder among them is not known
+    here), so a redaction never spans a ``/`` and the path's shape stays readable."""
+    return "/".join(part if not part or is_minted(part) else _shown(part) for part in text.split("/"))
 
 
 def _could_show_as(name: str, part: str) -> bool:
@@ -84,7 +83,7 @@ def found_shown(path: Path) -> Path:
                 names = os.listdir(at)
             except OSError:
                 return path
-            hits = [n for n in sorted(names) if _could_show_as(n, part) and shown(str(at / n)) == shown(str(step))]
+            hits = [n for n in sorted(names) if _could_show_as(n, part) and _shown(n) == part]  # as shown_id shows it
             if len(hits) > 1:
                 raise RunNotFoundError(
                     f"{shown(str(step))!r} is how {len(hits)} folders of {shown(str(at))!r} are shown (each name holds a "

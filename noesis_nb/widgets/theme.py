@@ -269,7 +269,9 @@ def _rules() -> list[str]:
         # nor keys: ``pointer-events`` stops the mouse only, and Tab still reached each control, whose Enter or typing
         # went nowhere. Inert (Chromium 135+; a browser without it keeps them in the Tab order, as the notice says)
         # takes them out of the Tab order, from a script's focus() and from what a screen reader offers to press
-        f".{r}.jupyter-widgets-disconnected :is(button,input,textarea,select,[tabindex]){{interactivity:inert}}",
+        # (a line that takes the focus only from a script, tabindex -1, stays readable: what was decided)
+        f".{r}.jupyter-widgets-disconnected :is(button,input,textarea,select,[tabindex]:not([tabindex='-1']))"
+        "{interactivity:inert}",
         # its ▸ toggles keep their grid cells (taken out, the step lines would slide into the toggles' 24px column)
         f".{r}.jupyter-widgets-disconnected .jupyter-button.nnb-toggle{{visibility:hidden}}",
         # the notice above says it once: no red icon of ipywidgets before each of the view's widgets (they pushed

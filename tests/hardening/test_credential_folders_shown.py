@@ -156,3 +156,31 @@ def test_two_folders_shown_alike_are_no_address_and_the_error_names_neither(shar
     with pytest.raises(RunNotFoundError) as caught:
         noesis_nb.runs_df(shown["run_dir"].iloc[0])
     assert not _leaks(str(caught.value)) and "2 folders" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "above",
+    [
+        "mlruns/1/6f1e2d3c4b5a69788796a5b4c3d2e1f0/artifacts/runs",  # an MLflow artifact folder: a hash-named part
+        "snapshots/token=abc123/runs",  # a part reading as an assignment
+        "data/bucket-a8Fj3kLq9ZxP2mN7vB4c/runs",  # a random-looking part
+    ],
+)
+def test_the_root_a_caller_names_is_kept_as_given_in_every_row(tmp_path: Path, above: str) -> None:
+    """Only a run's own folder name is screened: the folders above it are the root the caller named. Screened, a
+    hash-named or random-looking folder read as a key, one ``[REDACTED]`` spanned several parts, and ``row.run_dir``
+    named nothing (``Path(row.run_dir) / 'events.jsonl'`` missing, ``runs_df(row.run_dir)`` matching nothing)."""
+    root = tmp_path / above
+    root.mkdir(parents=True)
+    shutil.copytree(SMOKE, root / SMOKE.name)
+    _resealed(_renamed(PLAIN, root, GH_ID))
+    df = noesis_nb.runs_df(root)
+    listed = noesis_nb.list_runs(runs_dir=root)
+    for run_dir in [*df["run_dir"], *(row["run_dir"] for row in listed)]:
+        assert run_dir.startswith(str(root) + "/"), run_dir
+    kept = [d for d in df["run_dir"] if not d.endswith("[REDACTED]")]
+    assert kept == [str(root / SMOKE.name)] and (Path(kept[0]) / "events.jsonl").is_file()
+    assert sorted(df["run_dir"]) == sorted(row["run_dir"] for row in listed)
+    for run_dir in df["run_dir"]:
+        assert len(noesis_nb.runs_df(run_dir)) == 1 and len(noesis_nb.events_df(run_dir)) > 0
+    assert not _leaks(_frame_texts(df))
