@@ -21,6 +21,7 @@ from ..runtime.resume import resume_from_disk
 from ..store import is_run_dir
 from ..store.ownership import holder
 from ..store.vocab import TERMINAL_STATUSES
+from ..tools.errors import ToolOutcomeUnknownError
 from .claim import refuse_foreign
 from .handle import BatchEntry, BatchHandle
 from .plan import entry_from_disk, say_lost
@@ -250,6 +251,16 @@ class Follower:
             f"Check that run's files; or move it out of {self.spec.root} and call the batch again, which runs the task anew"
         )
 
+    def _outcome_unknown(self, entry: BatchEntry, exc: ToolOutcomeUnknownError) -> None:
+        """A run whose process died while a tool ran: the entry ends ``error`` saying so; the batch neither seals it
+        nor runs the task again (either could repeat or hide an effect). ``resume_run`` with ``unknown_outcome``
+        decides it once a person has checked."""
+        entry.status, entry.ended_at = "error", time.time()
+        entry.error = (
+            f"{type(exc).__name__}: {exc} The batch leaves this run as it is; once resume_run has sealed it, call the "
+            "batch again to go on"
+        )
+
     async def _resume_in_slot(self, entry: BatchEntry, run: Any) -> None:
         """Continue a decided pause in one of the batch's slots (nothing once the batch is cancelled)."""
         async with self.slots:
@@ -269,12 +280,15 @@ class Follower:
         said: str | None = None  # what resume_run answered for a lost run
         action = ""  # its action: ``already_sealed`` (another call sealed it first) or ``busy`` (it is sealing it now)
         refused = False
+        unknown: ToolOutcomeUnknownError | None = None  # cut while a tool ran: its effects are for a person to check
         try:
             if lost:
                 report = await resume_from_disk(run.run_dir, using=run.adapter)
                 said, action = report.message or report.action, report.action
             else:
                 await self._resume_in_slot(entry, run)
+        except ToolOutcomeUnknownError as exc:
+            entry.error, unknown = f"{type(exc).__name__}: {exc}", exc
         except Exception as exc:
             entry.error = f"{type(exc).__name__}: {exc}"
             refused = not lost
@@ -289,7 +303,9 @@ class Follower:
                 entry.error = f"{entry.error}; the batch resumes it once the run's files change"
                 self._refused[id(entry)] = _stamps(run)
             # ``busy``: read while its sealer still held it, which may have let it go since: the next look reads it again
-            if lost and action != "busy" and entry.status == "running" and holder(run.run_dir) is None:
+            if unknown is not None and entry.status == "running" and holder(run.run_dir) is None:
+                self._outcome_unknown(entry, unknown)
+            elif lost and action != "busy" and entry.status == "running" and holder(run.run_dir) is None:
                 self._unrecoverable(entry, said or entry.error)
             self.handle.changed(entry)
         # sealed here: the entry says how the batch runs it again (unless another call ran it again already); sealed

@@ -1,0 +1,97 @@
+"""A batch whose process was killed -9 while an entry's approved tool ran: the tool's effects are unknown. Called
+again, the batch neither runs that task anew nor seals the run (either could repeat or hide the effect): the entry
+ends ``error`` saying the outcome is unknown and how to decide it (``resume_run(…, unknown_outcome='retry'|'fail')``);
+once decided, the next call reads the run as it ended (three real processes' worth: the killed batch, this one)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import noesis_nb
+from noesis_nb.tools import ToolOutcomeUnknownError
+
+from ..compat.checker import check_run
+
+REPO = Path(__file__).resolve().parents[2]
+TOOL = (
+    "import os, sys, time\n"
+    "marks = sys.argv[1]\n"
+    "began = os.path.join(marks, 'began')\n"
+    "if not os.path.exists(began):\n"
+    "    open(began, 'w').close(); time.sleep(60)\n"
+    "else:\n"
+    "    open(os.path.join(marks, 'done'), 'a').write('ran\\n')\n"
+)
+AGENT = """
+import sys
+
+async def append(task, ctx):
+    out = await ctx.tool_async(
+        "fs.append", {"argv": [sys.executable, "-c", ctx.inputs["tool"], ctx.inputs["marks"]]},
+        effect="write", risk="high",
+    )
+    return out["returncode"]
+"""
+BATCH = """
+import asyncio, sys
+sys.path.insert(0, sys.argv[3])
+import noesis_nb
+from killed_agent import append
+async def main():
+    handle = noesis_nb.batch([{"task": "append", "inputs": {"marks": sys.argv[2], "tool": sys.argv[4]}}],
+                             using={"agent": append}, root=sys.argv[1], batch_id="cut", approver="auto")
+    await handle
+asyncio.run(main())
+"""
+
+
+def test_an_entry_cut_while_its_tool_ran_is_left_for_a_person_to_decide(tmp_path: Path) -> None:
+    root, marks, code = tmp_path / "root", tmp_path / "marks", tmp_path / "code"
+    marks.mkdir(), code.mkdir()
+    (code / "killed_agent.py").write_text(AGENT)
+    env = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{code}"}
+    child = subprocess.Popen([sys.executable, "-c", BATCH, str(root), str(marks), str(code), TOOL], env=env)
+    try:
+        deadline = time.monotonic() + 120
+        while not (marks / "began").exists():
+            assert child.poll() is None, "the batch's process ended before its tool began"
+            assert time.monotonic() < deadline, "the tool never began"
+            time.sleep(0.05)
+    finally:
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait()
+    sys.path.insert(0, str(code))
+    try:
+        from killed_agent import append  # type: ignore[import-not-found]
+
+        tasks = [{"task": "append", "inputs": {"marks": str(marks), "tool": TOOL}}]
+
+        async def again() -> noesis_nb.BatchHandle:
+            handle = noesis_nb.batch(tasks, using={"agent": append}, root=root, batch_id="cut", approver="auto")
+            await handle
+            return handle
+
+        (entry,) = asyncio.run(again()).entries
+        assert entry.status == "error", (entry.status, entry.error)
+        assert "may or may not have happened" in str(entry.error) and "unknown_outcome='retry'" in str(entry.error)
+        assert "runs the task anew" not in str(entry.error), entry.error
+        assert not (marks / "done").exists()  # nothing ran again: neither the tool nor the task
+        runs = [p for p in root.rglob("ep_*") if (p / "events.jsonl").is_file()]
+        assert len(runs) == 1, runs  # no second episode of the task
+        try:
+            noesis_nb.resume_run(runs[0].name, runs_dir=runs[0].parent, unknown_outcome="retry")
+        except ToolOutcomeUnknownError as exc:  # pragma: no cover - the choice given is taken
+            raise AssertionError(exc) from None
+        assert (marks / "done").read_text() == "ran\n" and check_run(runs[0]) == []
+        (entry,) = asyncio.run(again()).entries
+        assert entry.status == "ok", (entry.status, entry.error)
+        assert (marks / "done").read_text() == "ran\n"
+    finally:
+        sys.path.remove(str(code))
+        sys.modules.pop("killed_agent", None)
