@@ -81,8 +81,9 @@ _KEYWORDS = re.compile(  # grouped by first letter: sre tries fewer branches per
     rb"p(?:ass|wd|odman)|s(?:ecret|shpass)|token|key|auth|c(?:ookie|red|ontras|url)|bearer|eyj|xox|hooks\.slack|m(?:ysql|ariadb)"
     # the commands given a password by a flag of their own (``docker login -p``, ``redis-cli -a``, ``zip -P``, ``openssl -k``)
     rb"|docker|nerdctl|redis-cli|zip|openssl"
-    # a URL's password, or (``url_parts``) its user name or query holding a credential; a URL written percent-encoded
-    rb"|://(?:[^\s\"/@:]*+(?::[^\s\"/@]*|" + URL_USER + rb")@|" + URL_QUERY + rb")|%3a%2f%2f"
+    # a URL's password, or (``url_parts``) its user name or query holding a credential; a URL written percent-encoded.
+    # The password may hold a quote (``:pa"ss@``, JSON ``:pa\"ss@``), as the URL detector reads it
+    rb"|://(?:[^\s\"/@:]*+(?::[^\s/@]*|" + URL_USER + rb")@|" + URL_QUERY + rb")|%3a%2f%2f"
 )
 
 
@@ -664,6 +665,9 @@ def _quoted_values(text: str) -> Iterator[str]:
             yield value
 
 
+_OPENED = frozenset({"'", '"', "}", "]"})  # what follows ``{``/``[`` opening a key or closing an empty one
+
+
 def _short_assignment(text: str, m: re.Match[str]) -> bool:
     """Whether a labelled value of 1-3 characters is a secret: a password may be that short, but prose may
     also put a short word after a name (``password= and``, ``auth: no``). It is one when it is given as a
@@ -674,6 +678,8 @@ def _short_assignment(text: str, m: re.Match[str]) -> bool:
     value = m.group("value")
     if value.lower() in _FLAG_WORDS or not _plausible(value, least=1) or _NOT_A_SECRET.match(value):
         return False
+    if value in ("{", "[") and text[m.end("value") : m.end("value") + 1] in _OPENED:
+        return False  # a nested object or array opens (``{'/etc/passwd': {'sha256': …}}``, ``"token": []``)
     sep = text[m.end("name") : m.start("value")]
     if not any(c.isspace() for c in sep) or "'" in sep or '"' in sep:
         return True
