@@ -195,7 +195,7 @@ def test_a_line_the_disk_takes_only_in_part_is_taken_back_and_the_log_goes_on_wh
     assert out.returncode == 0, out.stderr
     refused = json.loads(out.stdout)
     assert refused["errno"] == errno.EFBIG
-    assert refused["message"].startswith(f"could not write {log}: File too large (EFBIG); free space")
+    assert refused["message"].startswith(f"could not write {log}: File too large (EFBIG);") and "ulimit -f" in refused["message"]
     events = read_events(log, strict=True)  # every line whole: no part of "b" is left between "a" and "c"
     assert [e["id"] for e in events] == ["a", "c"]
 
