@@ -283,15 +283,15 @@ class Follower:
         unknown: ToolOutcomeUnknownError | None = None  # cut while a tool ran: its effects are for a person to check
         try:
             if lost:
-                report = await resume_from_disk(run.run_dir, using=run.adapter)
+                report = await resume_from_disk(run.run_dir, using=run.adapter, seal_cut_off=True)
                 said, action = report.message or report.action, report.action
             else:
                 await self._resume_in_slot(entry, run)
-        except ToolOutcomeUnknownError as exc:
-            entry.error, unknown = f"{type(exc).__name__}: {exc}", exc
         except Exception as exc:
             entry.error = f"{type(exc).__name__}: {exc}"
-            refused = not lost
+            refused = not lost  # a decided pause refused: it waits for its files to change (below)
+            if lost and isinstance(exc, ToolOutcomeUnknownError):  # a resume of it was cut in its tool before
+                unknown = exc
         finally:
             self._resuming.discard(id(entry))
             entry_from_disk(entry, run.run_dir, run.adapter)

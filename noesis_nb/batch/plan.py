@@ -97,7 +97,7 @@ class EntryPlan:
         for entry in self.lost:
             assert entry.run_dir is not None
             try:
-                await resume_from_disk(entry.run_dir)
+                await resume_from_disk(entry.run_dir, seal_cut_off=True)  # a tool begun: said, run anew when asked
                 entry_from_disk(entry, entry.run_dir, self.spec.adapters.get(entry.adapter))
             except Exception as exc:  # a run that cannot be recovered: the entry says why, the others go on
                 entry.status, entry.error = "error", f"recovering {entry.run_dir.name}: {type(exc).__name__}: {exc}"

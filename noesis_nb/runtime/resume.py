@@ -226,8 +226,13 @@ async def resume_from_disk(
     using: Any = None,
     tools: dict[str, Any] | None = None,
     unknown_outcome: str | None = None,
+    seal_cut_off: bool = False,
 ) -> ResumeReport:
-    """Continue the run in ``run_dir`` as far as its directory allows (see the module's rules)."""
+    """Continue the run in ``run_dir`` as far as its directory allows (see the module's rules).
+
+    ``seal_cut_off``: a live run whose process stopped while its tool ran is sealed lost (``process_lost``), not
+    left unsealed with ``ToolOutcomeUnknownError``: a batch's way, which says the tool began and runs the task anew
+    only when asked (``rerun_failed=True``)."""
 
     checkpoint_id = check_resume_options(checkpoint_id=checkpoint_id, using=using, tools=tools, unknown_outcome=unknown_outcome)
     episode_id = run_dir.name
@@ -251,7 +256,9 @@ async def resume_from_disk(
         return _already_sealed(run_dir)
     try:
         refuse_odd_seal(run_dir)  # planted while this call took the run's lock: still nothing written
-        return await _continue(rec, checkpoint_id=checkpoint_id, using=using, tools=tools, unknown_outcome=unknown_outcome)
+        return await _continue(
+            rec, checkpoint_id=checkpoint_id, using=using, tools=tools, unknown_outcome=unknown_outcome, seal_cut_off=seal_cut_off
+        )
     finally:
         if not rec.closed:
             rec.close_without_sealing()
@@ -341,7 +348,13 @@ def _already_sealed(run_dir: Path) -> ResumeReport:
 
 
 async def _continue(
-    rec: Recorder, *, checkpoint_id: str | None, using: Any, tools: dict[str, Any] | None, unknown_outcome: str | None
+    rec: Recorder,
+    *,
+    checkpoint_id: str | None,
+    using: Any,
+    tools: dict[str, Any] | None,
+    unknown_outcome: str | None,
+    seal_cut_off: bool = False,
 ) -> ResumeReport:
 
     episode_id = rec.episode_id
@@ -387,7 +400,8 @@ async def _continue(
             for e in rec.events
         )
         if pause.resume_event is not None and (payload_of(pause.resume_event).get("resumed_by") == "episode" or abandoned):
-            if handed_to_tool(rec, cause) and not _still_waiting(rec, pause, cause) and not cut_off_in_tool(rec, cause):
+            cut_off = not seal_cut_off and cut_off_in_tool(rec, cause)  # its effects for a person to check
+            if handed_to_tool(rec, cause) and not _still_waiting(rec, pause, cause) and not cut_off:
                 # the live adapter went on after its tool (no other draft of its held it back)
                 sealed = process_lost(rec)
                 return ResumeReport(

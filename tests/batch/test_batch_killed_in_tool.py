@@ -1,7 +1,7 @@
 """A batch whose process was killed -9 while an entry's approved tool ran: the tool's effects are unknown. Called
-again, the batch neither runs that task anew nor seals the run (either could repeat or hide the effect): the entry
-ends ``error`` saying the outcome is unknown and how to decide it (``resume_run(…, unknown_outcome='retry'|'fail')``);
-once decided, the next call reads the run as it ended (three real processes' worth: the killed batch, this one)."""
+again, the batch seals that run lost and does not run the task anew by itself (that could repeat the effect): the
+entry ends ``error`` saying the tool began and that ``rerun_failed=True`` runs it again, which then runs the task as
+a new episode (a real batch process killed while its subprocess tool sleeps)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ import time
 from pathlib import Path
 
 import noesis_nb
-from noesis_nb.tools import ToolOutcomeUnknownError
 
 from ..compat.checker import check_run
 
@@ -72,26 +71,24 @@ def test_an_entry_cut_while_its_tool_ran_is_left_for_a_person_to_decide(tmp_path
 
         tasks = [{"task": "append", "inputs": {"marks": str(marks), "tool": TOOL}}]
 
-        async def again() -> noesis_nb.BatchHandle:
-            handle = noesis_nb.batch(tasks, using={"agent": append}, root=root, batch_id="cut", approver="auto")
+        async def again(rerun_failed: bool) -> noesis_nb.BatchHandle:
+            handle = noesis_nb.batch(
+                tasks, using={"agent": append}, root=root, batch_id="cut", approver="auto", rerun_failed=rerun_failed
+            )
             await handle
             return handle
 
-        (entry,) = asyncio.run(again()).entries
+        (entry,) = asyncio.run(again(False)).entries
         assert entry.status == "error", (entry.status, entry.error)
-        assert "may or may not have happened" in str(entry.error) and "unknown_outcome='retry'" in str(entry.error)
-        assert "runs the task anew" not in str(entry.error), entry.error
+        assert "began to run (effect write)" in str(entry.error) and "rerun_failed=True" in str(entry.error)
         assert not (marks / "done").exists()  # nothing ran again: neither the tool nor the task
-        runs = [p for p in root.rglob("ep_*") if (p / "events.jsonl").is_file()]
-        assert len(runs) == 1, runs  # no second episode of the task
-        try:
-            noesis_nb.resume_run(runs[0].name, runs_dir=runs[0].parent, unknown_outcome="retry")
-        except ToolOutcomeUnknownError as exc:  # pragma: no cover - the choice given is taken
-            raise AssertionError(exc) from None
-        assert (marks / "done").read_text() == "ran\n" and check_run(runs[0]) == []
-        (entry,) = asyncio.run(again()).entries
+        runs = sorted(p for p in root.rglob("ep_*") if (p / "events.jsonl").is_file())
+        assert len(runs) == 1 and check_run(runs[0]) == [], runs  # sealed lost, a run the checker passes
+        (entry,) = asyncio.run(again(True)).entries
         assert entry.status == "ok", (entry.status, entry.error)
-        assert (marks / "done").read_text() == "ran\n"
+        assert (marks / "done").read_text() == "ran\n"  # run anew once, when asked
+        runs = sorted(p for p in root.rglob("ep_*") if (p / "events.jsonl").is_file())
+        assert len(runs) == 2 and all(check_run(run) == [] for run in runs), runs
     finally:
         sys.path.remove(str(code))
         sys.modules.pop("killed_agent", None)
