@@ -12,9 +12,9 @@ import os
 from pathlib import Path
 
 from ..errors import RunNotFoundError
-from ..ids import is_minted
-from ..secrets.display import shown
-from ..secrets.guard import known_shown, runs_version
+from ..ids import holds_credential, is_minted
+from ..secrets.display import shown, shown_known
+from ..secrets.guard import known_shown, runs_version, scrub_text
 from ..secrets.names import REDACTED_VALUE
 
 __all__ = ["shown_id", "shown_parts", "found_shown"]
@@ -39,8 +39,19 @@ def _shown(text: str) -> str:
     if out is None:
         if len(memo) >= _MEMO_MAX:
             memo.clear()
-        out = memo[text] = shown(text)
+        out = memo[text] = _screened(text)
     return out
+
+
+def _screened(text: str) -> str:
+    """``shown(text)`` where ``text`` holds a credential of a known format or a secret-named value (as ids are
+    refused for, ``ids.holds_credential``) or a value this process learned; a name that only looks random (a hash-
+    named folder, an id with a suffix: ``ep_<ULID>0.zip``) is a name, kept as it is on disk."""
+    out = shown(text)
+    if out == text or holds_credential(text):
+        return out
+    known = shown_known()
+    return out if known.levels and scrub_text(text, known) != text else text
 
 
 def shown_id(text: str) -> str:
