@@ -39,6 +39,7 @@ _ULID = r"[0-7][0-9A-HJKMNP-TV-Z]{25}"
 _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 _ONE = rf"(?:(?:ep|req|batch|chk|run|thread|trace|span)[_-])?(?:{_ULID}|{_UUID}|[0-9a-f]{{12,64}})"
 _MINTED = re.compile(rf"{_ONE}|draft:{_ONE}:{_ONE}")
+MINTED = _MINTED  #: ``is_minted`` as a pattern, for loops that must not pay a Python call an id
 
 
 def new_episode_id() -> str:

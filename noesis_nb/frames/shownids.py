@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..ids import MINTED
 from ..store.shownnames import shown_id, shown_parts
 
 __all__ = ["ID_COLUMNS", "ids_shown"]
@@ -25,14 +26,17 @@ def _column(values: pd.Series) -> pd.Series | None:
     """``values`` with each shown, or None when none changes (one ``shown`` per distinct value)."""
     if isinstance(values.dtype, pd.CategoricalDtype):
         names = list(values.cat.categories)
-        out = [shown_id(n) if isinstance(n, str) else n for n in names]
+        # a minted name is kept without a call (a cold load's budget of Python calls a run: two columns a run)
+        out = [shown_id(n) if isinstance(n, str) and not MINTED.fullmatch(n.rpartition("/")[2]) else n for n in names]
         if out == names:
             return None
         if len(set(out)) == len(out):
             return values.cat.rename_categories(out)
         return values.astype(object).map(dict(zip(names, out))).astype("category")  # two ids shown alike
     distinct = values.dropna().unique()
-    changed = {v: s for v in distinct if isinstance(v, str) and (s := shown_id(v)) != v}
+    changed = {
+        v: s for v in distinct if isinstance(v, str) and not MINTED.fullmatch(v.rpartition("/")[2]) and (s := shown_id(v)) != v
+    }
     if not changed:
         return None
     return values.map(lambda v: changed.get(v, v) if isinstance(v, str) else v).astype(values.dtype)

@@ -16,7 +16,9 @@ from noesis_nb.store import seal
 #: Python calls a cold load of a runs root makes per sealed run of a few events, beyond a root of fewer such runs: the
 #: run's four documents read, its seal and manifest checked (87 before each document read's folder check and stamp,
 #: the test of stamps too recent to key the cache and the seal's tag were made without Python calls of their own)
-RUN_BUDGET = 70
+#: Without pyarrow (a default install) 68.1 before the id columns' secret screen, 70.2 with it (minted ids kept by one
+#: pattern match, no call): the two calls a run it adds are left to find; the budget still fails on 87
+RUN_BUDGET = 72
 
 
 def _agent(task, ctx):
