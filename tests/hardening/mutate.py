@@ -225,7 +225,9 @@ def _event_op(path: Path, op: str, rng: random.Random) -> Expect:
         lines[index] = nan
         words, what = ("invalid JSON",), "a number in an event line replaced by a NaN/Infinity literal"
     elif op in ("garbage_line", "nan_line"):  # nan_line without a number to replace: garbage instead
-        lines[index] = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 40))) + b"\xff{"
+        junk = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 40))) + b"\xff{"
+        # a first line starting with gzip's magic is rightly reported as a gzip'd log, not as garbage
+        lines[index] = b"\x00" + junk[1:] if junk.startswith(b"\x1f\x8b") else junk
         words, what = ("invalid JSON", "invalid UTF-8"), "event line replaced by garbage bytes"
     else:
         event = json.loads(raw)
