@@ -137,11 +137,11 @@ def test_a_huge_result_is_cut_before_it_is_scanned_and_written(runs_dir: Path, k
     returned: list[float] = []
 
     async def agent(task, ctx):
-        returned.append(time.perf_counter())
+        returned.append(time.process_time())
         return value
 
     handle = run_started(runs_dir, agent)
-    sealed_in = time.perf_counter() - returned[0]
+    sealed_in = time.process_time() - returned[0]  # CPU time: the work done, whatever the load
     assert handle.status == "ok" and handle.result() is value
     answer = assert_sound(handle.run_dir)["x-noesis_nb"]["answer"]
     assert isinstance(answer, str) and len(answer) < ANSWER_LIMIT + 200 and "[cut:" in answer
@@ -218,9 +218,9 @@ def test_an_exception_with_a_huge_secret_message_is_bounded_and_redacted(runs_di
     async def agent(task, ctx):
         raise ValueError(f"token {SECRET} " + "y" * 50_000_000)
 
-    started = time.perf_counter()
+    started = time.process_time()
     handle = run_started(runs_dir, agent)
-    assert time.perf_counter() - started < 10
+    assert time.process_time() - started < 10
     terminate = assert_sound(handle.run_dir)
     assert terminate["message"].startswith("token [REDACTED]") and len(terminate["message"]) <= 400
     assert (handle.run_dir / "events.jsonl").stat().st_size < 200_000
@@ -405,11 +405,11 @@ def test_an_exception_holding_a_huge_argument_is_read_bounded(runs_dir: Path) ->
 
     async def agent(task, ctx):
         error = ValueError(list(range(10_000_000)))
-        raised.append(time.perf_counter())
+        raised.append(time.process_time())
         raise error
 
     handle = run_started(runs_dir, agent)
-    assert time.perf_counter() - raised[0] < 2  # str() of it alone takes about a second, its scan many more
+    assert time.process_time() - raised[0] < 2  # str() of it alone takes about a second, its scan many more
     with pytest.raises(ValueError):
         handle.result()
     assert assert_sound(handle.run_dir)["message"].startswith("[0, 1, 2, 3")
