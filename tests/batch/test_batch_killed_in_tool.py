@@ -6,27 +6,14 @@ a new episode (a real batch process killed while its subprocess tool sleeps)."""
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import noesis_nb
 
 from ..compat.checker import check_run
+from ..kill_in_tool import TOOL, kill_in_tool
 
-REPO = Path(__file__).resolve().parents[2]
-TOOL = (
-    "import os, sys, time\n"
-    "marks = sys.argv[1]\n"
-    "began = os.path.join(marks, 'began')\n"
-    "if not os.path.exists(began):\n"
-    "    open(began, 'w').close(); time.sleep(60)\n"
-    "else:\n"
-    "    open(os.path.join(marks, 'done'), 'a').write('ran\\n')\n"
-)
 AGENT = """
 import sys
 
@@ -52,19 +39,9 @@ asyncio.run(main())
 
 def test_an_entry_cut_while_its_tool_ran_is_left_for_a_person_to_decide(tmp_path: Path) -> None:
     root, marks, code = tmp_path / "root", tmp_path / "marks", tmp_path / "code"
-    marks.mkdir(), code.mkdir()
+    code.mkdir()
     (code / "killed_agent.py").write_text(AGENT)
-    env = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{code}"}
-    child = subprocess.Popen([sys.executable, "-c", BATCH, str(root), str(marks), str(code), TOOL], env=env)
-    try:
-        deadline = time.monotonic() + 120
-        while not (marks / "began").exists():
-            assert child.poll() is None, "the batch's process ended before its tool began"
-            assert time.monotonic() < deadline, "the tool never began"
-            time.sleep(0.05)
-    finally:
-        os.kill(child.pid, signal.SIGKILL)
-        child.wait()
+    kill_in_tool(BATCH, marks, str(root), str(marks), str(code), TOOL, path=(code,))
     sys.path.insert(0, str(code))
     try:
         from killed_agent import append  # type: ignore[import-not-found]

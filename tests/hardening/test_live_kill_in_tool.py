@@ -6,11 +6,6 @@ records it failed, each sealing the run."""
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -20,19 +15,7 @@ from noesis_nb.store import is_sealed, read_json
 from noesis_nb.tools import ToolOutcomeUnknownError
 
 from ..compat.checker import check_run
-
-REPO = Path(__file__).resolve().parents[2]
-
-# the tool: its first call notes it began and sleeps (the episode's process is killed meanwhile); a later one writes
-TOOL = (
-    "import os, sys, time\n"
-    "marks = sys.argv[1]\n"
-    "began = os.path.join(marks, 'began')\n"
-    "if not os.path.exists(began):\n"
-    "    open(began, 'w').close(); time.sleep(60)\n"
-    "else:\n"
-    "    open(os.path.join(marks, 'done'), 'a').write('ran\\n')\n"
-)
+from ..kill_in_tool import TOOL, kill_in_tool
 
 EPISODE = """
 import asyncio, sys
@@ -50,20 +33,7 @@ asyncio.run(main())
 
 def _killed_in_tool(root: Path, marks: Path) -> Path:
     """Run the episode in a process of its own and kill it -9 once its tool has begun; its run directory."""
-    marks.mkdir()
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    child = subprocess.Popen([sys.executable, "-c", EPISODE, str(root), str(marks), TOOL], env=env)
-    try:
-        deadline = time.monotonic() + 120
-        while not (marks / "began").exists():
-            assert child.poll() is None, "the episode's process ended before its tool began"
-            assert time.monotonic() < deadline, "the tool never began"
-            time.sleep(0.02)
-        os.kill(child.pid, signal.SIGKILL)
-    finally:
-        if child.poll() is None:
-            child.kill()
-        child.wait()
+    kill_in_tool(EPISODE, marks, str(root), str(marks), TOOL)
     [run_dir] = [p for p in root.iterdir() if p.name.startswith("ep_")]
     return run_dir
 
