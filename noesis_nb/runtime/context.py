@@ -47,6 +47,7 @@ from .gate import Decision, PendingApproval, to_decision
 from .handreport import cut_texts, plain_figures, reported_counts, reported_text
 from .interrupt import interrupts_noted, killed_by_interrupt
 from .lifecycle import act_parent, emit_candidate, is_vetoed, record_action
+from .outcomes import being_cancelled
 from .pause import EpisodePaused
 from .resume_paths import Stopped, check_live_seal_targets
 
@@ -566,7 +567,7 @@ class EpisodeContext:
         policy = episode.options.approver
         episode.busy_tools += 1  # an approver at work (a review service) is waited for, as a person is: no idle adapter
         try:
-            verdict = await _ask_policy(policy, pending)
+            verdict = await _ask_policy(policy, pending, stopping=lambda: episode.cancel_requested or being_cancelled())
         finally:
             episode.busy_tools -= 1
         if verdict is not None:
@@ -721,8 +722,25 @@ async def _wait(episode: Episode, draft_id: str, future: asyncio.Future[Any]) ->
     return decision
 
 
-async def _ask_policy(policy: Any, pending: PendingApproval) -> tuple[bool, str | None] | None:
-    """``(approve, reason)`` from a policy, or None when a human must decide."""
+async def _ask_policy(
+    policy: Any, pending: PendingApproval, *, stopping: Callable[[], bool] = being_cancelled
+) -> tuple[bool, str | None] | None:
+    """``(approve, reason)`` from a policy, or None when a human must decide. A ``CancelledError`` the policy raised
+    of its own (it awaited a task another cancelled), while nothing is ``stopping`` its caller, is its failure, as
+    its other errors are: raised as ``RuntimeError`` naming it, never taken for the user's stop."""
+    try:
+        return await _verdict(policy, pending)
+    except asyncio.CancelledError as exc:
+        if stopping():
+            raise
+        said = f": {safe_repr(str(exc), 120)}" if str(exc) else ""
+        raise RuntimeError(
+            f"the approver {_policy_name(policy)} raised CancelledError{said} while nothing cancelled the episode, so "
+            "it decided nothing; make it return a verdict (None to ask a person) or raise an error of its own"
+        ) from exc
+
+
+async def _verdict(policy: Any, pending: PendingApproval) -> tuple[bool, str | None] | None:
     if policy in (None, "ask"):
         return None
     if policy == "auto":
