@@ -41,6 +41,11 @@ async def run_in_thread(
     def deliver(setter: Callable[[Any], None], value: Any) -> None:
         if not future.done():
             setter(value)
+            if future.done() and not future.cancelled():
+                # the await reads the error; when the awaiting task is dropped before it wakes (Ctrl-C landing under a
+                # loop nest_asyncio patched) the error is dropped with it, as a late result is: marked read, so the
+                # collector, finalising the call's objects in any order, never logs it as "never retrieved"
+                future.exception()
 
     def call() -> Any:
         if lock is None:
