@@ -20,8 +20,10 @@ from ..secrets.quoted import quoted, quoted_text
 from ..secrets.urls import refuse_password
 from ..store.runfiles import RACY_NS, change_stamp, list_dir, read_file, stamps_settled
 from ..store.runfiles import UnreadableRunFile as BadFile
+from ..store.runfiles import _too_large as too_large
 from ..store.scan import MARKERS
 from ..store.sealing import SEAL_FILES, SealState, read_seal_file, seal_state
+from .remotefetch import UNSIZED, fetch, size_of
 
 __all__ = [
     "LocalFS",
@@ -113,6 +115,7 @@ class RemoteFS:
         self._info: dict[str, Stat] = {}
         self._dirs: dict[str, list[str]] = {}
         self._data: dict[str, bytes] = {}
+        self._failed: dict[str, BadFile] = {}  # listed files the server would not even size
 
     def join(self, base: str, *parts: str) -> str:
         return "/".join([base.rstrip("/"), *parts])
@@ -138,7 +141,8 @@ class RemoteFS:
             if info.get("type") == "directory":
                 continue
             key = info.get("ETag") or info.get("LastModified") or info.get("mtime") or info.get("created")
-            self._info[path] = (int(info.get("size") or 0), str(key))
+            size = info.get("size")  # None: not said (a stock http server's index page), found when read, never 0
+            self._info[path] = (size if type(size) is int else None, str(key))  # type: ignore[assignment]
             parent, _, name = path.rpartition("/")
             self._dirs.setdefault(parent, []).append(name)
         runs = sorted(d for d, names in self._dirs.items() if any(m in names for m in _MARKERS))
@@ -146,7 +150,18 @@ class RemoteFS:
         return [d for d in runs if d == root or d.count("/") - depth in (1, 2)]
 
     def stat(self, path: str) -> Stat | None:
-        return self._info.get(path)
+        """The listing's (size, ETag/mtime); a size it did not give is asked of the server (None when it cannot say)."""
+        stat = self._info.get(path)
+        if stat is not None and stat[0] is None and path not in self._failed:
+            try:
+                size = size_of(self.fs, path, self.url(path))
+            except BadFile as exc:
+                self._failed[path] = exc  # said when the file is read
+                stat = self._info[path] = (UNSIZED, str(stat[1]))
+            else:
+                if size is not None:
+                    stat = self._info[path] = (size, str(stat[1]))
+        return stat
 
     def seal_state(self, run: str) -> SealState:
         """The run's seal as its listing shows it (an object store holds files only: no link, no folder in their place)."""
@@ -164,20 +179,25 @@ class RemoteFS:
 
     def prefetch(self, paths: Iterable[str]) -> None:
         """Fetch many files concurrently (s3fs batches ``cat``); absent ones are skipped."""
-        wanted = [p for p in paths if p in self._info and p not in self._data]
-        if wanted:
-            self._data.update(self.fs.cat(wanted, on_error="omit"))
+        info = self._info
+        wanted = [p for p in paths if p in info and p not in self._data and _whole(p, info[p][0])]
+        if wanted:  # one that fails is fetched again when read, which says why
+            got = self.fs.cat(wanted, on_error="return")
+            self._data.update((p, v) for p, v in got.items() if isinstance(v, bytes))
 
     def read(self, path: str, within: str | None = None) -> tuple[bytes, Stat] | None:
-        stat = self._info.get(path)
+        """Bytes and stat of a listed file (None: not listed); ``BadFile`` when it was listed but cannot be read
+        (HTTP 404/403/500, a dropped connection, a run document too large): its contents are unknown, not absent."""
+        stat = self.stat(path)
         if stat is None:
             return None
         data = self._data.pop(path, None)
         if data is None:
-            try:
-                data = self.fs.cat_file(path)
-            except FileNotFoundError:
-                return None
+            if path in self._failed:
+                raise self._failed[path]
+            data = fetch(self.fs, path, self.url(path), stat[0])
+        if stat[0] is None:  # no size said before reading: the bytes read say it
+            stat = self._info[path] = (len(data), str(stat[1]))
         return data, stat
 
     def read_seal(self, path: str) -> tuple[bytes, Stat] | None:
@@ -197,6 +217,11 @@ class RemoteFS:
         return path.rstrip("/") in self._dirs
 
 
+def _whole(path: str, size: int | None) -> bool:
+    """Whether a listed file is fetched in a batch: its size known and within what is read of it."""
+    return size is not None and not too_large(path, size)
+
+
 RunFS = LocalFS | RemoteFS  # where a run's files are read from
 
 
@@ -208,6 +233,11 @@ def open_remote(url: str, storage_options: dict[str, Any] | None) -> tuple[Remot
     uses ``*`` and ``[…]`` in the path. In any other URL (``s3://``, ``memory://``, …) ``*``, ``?`` and ``[`` glob.
     """
     refuse_password(url, "source")
+    if storage_options is not None and not isinstance(storage_options, Mapping):
+        raise InvalidOptionError(
+            f"storage_options={quoted_text(repr(storage_options), 80)} is not a dict; pass a dict of the file system's "
+            "options (for s3://: {'key': …, 'secret': …, 'endpoint_url': …}), or leave it out"
+        )
     url, storage_options = _query_as_params(url, storage_options)
     try:
         import fsspec
@@ -225,6 +255,8 @@ def open_remote(url: str, storage_options: dict[str, Any] | None) -> tuple[Remot
             f"source {quoted(url)} is no URL fsspec can open ({quoted_text(str(exc))}); pass a runs root's path, or a URL "
             "of a file system fsspec knows (s3://bucket/prefix, gs://…, file://…)"
         ) from None
+    except Exception as exc:  # a file system that connects when made (ftp://, sftp://): refused, unreachable, bad options
+        raise _listing_refused(url, exc) from exc
     fs.invalidate_cache()
     return RemoteFS(fs, protocol), path
 

@@ -56,12 +56,14 @@ class Problems:
     def __init__(self, strict: bool):
         self.strict = check_yes_no("strict", strict)
         self.items: list[LoadProblem] = []
-        self._seen: set[LoadProblem] = set()  # one fact found by two readers of a run (its row, its calls) is said once
+        # one fact found by two readers of a run (its row, its calls), whatever class each made it with, is said once
+        self._seen: set[tuple[str, int | None, str]] = set()
         self._later: list[LoadProblem] = []  # strict: raised once the load's own problems had their turn (``settle``)
 
     def _keep(self, problem: LoadProblem) -> None:
-        if problem not in self._seen:
-            self._seen.add(problem)
+        said = (problem.path, problem.line, problem.reason)
+        if said not in self._seen:
+            self._seen.add(said)
             self.items.append(problem)
 
     def add(self, path: str, reason: str, line: int | None = None) -> None:

@@ -32,6 +32,7 @@ import orjson
 from .._jsonkeys import loads_checked
 from .fs import UNREAD, BadFile
 from .problems import SEAL_CHANGE, LoadProblem
+from .remotefetch import UNSIZED
 
 __all__ = [
     "Listed",
@@ -108,7 +109,13 @@ _RESTORE = '. Restore the file from a copy of the run (runs_df(verify="hash") ch
 
 def changed_reason(name: str, size: int | None, listed: int) -> str:
     """What to say of a sealed file ``name`` now ``size`` bytes (None: gone) that manifest.json lists at ``listed``
-    (``REPEATED``: its size written twice there, so not known)."""
+    (``REPEATED``: its size written twice there, so not known; ``UNSIZED``: a remote file its server neither sizes
+    nor serves, whose change is not known either way)."""
+    if size == UNSIZED:
+        return (
+            f"its size cannot be learned (the server will not serve it: see the problem reading it), so whether it "
+            f"changed after the run was sealed is unknown, and so {UNKNOWN.get(name, _RECORD)}"
+        )
     if listed == REPEATED:
         now = "missing" if size is None else f"{size} bytes"
         now += ", but manifest.json gives it no size (written twice, or not a number)"
