@@ -16,9 +16,11 @@ import weakref
 from collections.abc import Callable, Coroutine, Iterator
 from typing import Any, TypeVar
 
+from ._safetext import safe_repr
+
 T = TypeVar("T")
 
-__all__ = ["run_in_thread", "run_sync", "ThreadReader", "one_call_at_a_time", "thread_bound_hint"]
+__all__ = ["run_in_thread", "run_sync", "ThreadReader", "one_call_at_a_time", "thread_bound_hint", "awaitable_error"]
 
 
 async def run_in_thread(
@@ -65,7 +67,7 @@ async def run_in_thread(
         try:
             value = call()
         except BaseException as exc:  # handed to the awaiting coroutine
-            outcome: tuple[Callable[[Any], None], Any] = (future.set_exception, exc)
+            outcome: tuple[Callable[[Any], None], Any] = (future.set_exception, awaitable_error(exc))
         else:
             outcome = (future.set_result, value)
         try:
@@ -82,6 +84,22 @@ async def run_in_thread(
         # result is dropped, as after a cancel, never left unretrieved
         future.cancel()
         raise
+
+
+def awaitable_error(exc: BaseException) -> BaseException:
+    """``exc`` as a Future can hold it and a coroutine raise it: a ``StopIteration`` user code raised (``next()`` on
+    an empty iterator) is refused by both (``set_exception`` raises TypeError in the loop's callback, and the Future is
+    never done: its awaiter hangs), so it becomes the ``RuntimeError`` naming it, as PEP 479 makes of one leaving a
+    generator; it is the cause. Any other error is itself."""
+    if not isinstance(exc, StopIteration):
+        return exc
+    said = f" {safe_repr(exc.value, 200)}" if exc.args else ""
+    error = RuntimeError(
+        f"{type(exc).__name__}{said} raised by a function run on a worker thread (next() on an empty iterator?); "
+        "it cannot reach the event loop as itself, so it comes as this RuntimeError"
+    )
+    error.__cause__ = exc
+    return error
 
 
 class _Held:
