@@ -150,11 +150,11 @@ def run_usage(records: list[RunRecord], prices: Any) -> pd.DataFrame:
     # a sealed run whose log is gone or changed since (``runs._record``): its calls, tokens and cost are unknown, not 0
     lost = np.fromiter((bool(r.get("calls_unknown")) for r in records), dtype=bool, count=n)
     columns: dict[str, Any] = {"model_calls": pd.array(counts.astype(np.int64), dtype="Int64")}
-    if lost.any():
-        columns["model_calls"][lost] = pd.NA
     # a run known to have made no model call totals 0 tokens at $0.00 (priced), the sums of its usage_df rows (none);
-    # one whose log could not be read (nor its summary say) has its calls unknown
+    # one whose log could not be read (nor its summary say) has its calls unknown: its count too, never a plausible 0
     has = ((counts > 0) | np.fromiter((_calls_read(r) for r in records), dtype=bool, count=n)) & ~lost
+    if not has.all():
+        columns["model_calls"][~has] = pd.NA
     for name, values in (*((t, tokens[t]) for t in TOKEN_COLUMNS), ("cost_usd", cost)):
         # a total is unknown (NaN) when any call's value is unknown, never partial
         known = ~np.isnan(values)

@@ -115,7 +115,7 @@ def test_a_listed_file_that_cannot_be_read_is_a_problem_and_its_figures_unknown(
         assert not [r for r in reasons if r.startswith("listed in manifest.json but missing")]  # listed: not gone
     row = runs.iloc[0]
     assert row["episode_id"] == ep
-    assert pd.isna(row["input_tokens"]) and pd.isna(row["cost_usd"])  # unknown, never 0
+    assert pd.isna(row["model_calls"]) and pd.isna(row["input_tokens"]) and pd.isna(row["cost_usd"])  # never 0
     with pytest.raises(RunLoadError, match="events.jsonl"):
         noesis_nb.events_df(url, cache=False, strict=True)
 

@@ -229,7 +229,8 @@ def test_real_noesis_run(smoke_root):
 
 def test_summary_usage_by_model_of_a_run_not_sealed_here_gives_way_to_its_events(tmp_path):
     """A summary that lists usage by model (noesis_nb extension) stands in for the events only in a run sealed here:
-    a hand-written one is priced from its events (as ``usage_df`` reads them: here, none)."""
+    a hand-written one is priced from its events (as ``usage_df`` reads them: here, none, from a line that cannot be
+    read: what it held is unknown, so the run's calls are too, never the summary's 3 nor a plausible 0)."""
     root = tmp_path / "runs"
     by_model = [
         {
@@ -248,7 +249,7 @@ def test_summary_usage_by_model_of_a_run_not_sealed_here_gives_way_to_its_events
     (run / "events.jsonl").write_text("this would be a corrupt line if it were read\n")
     df = runs_df(root)
     row = df.iloc[0]
-    assert row["model_calls"] == 0 == len(usage_df(root))
+    assert pd.isna(row["model_calls"]) and pd.isna(row["input_tokens"]) and len(usage_df(root)) == 0
 
 
 def test_summary_usage_by_model_of_a_run_sealed_here_needs_no_event_scan(tmp_path, monkeypatch):
