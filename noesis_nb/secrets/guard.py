@@ -56,7 +56,8 @@ __all__ = ["RunSecrets", "for_run", "known_everywhere", "known_shown", "known_of
 MIN_HUNTED = 6
 _OPTS = orjson.OPT_NON_STR_KEYS
 _BY_VALUE = 8  # keys from which a flat payload is screened value by value
-_ENV_HEAD = 6  # first characters of an environment's secret searched in a flat payload (a cut-off one too)
+_ENV_HEAD = 6  # first characters of a known value searched in a flat payload's texts (a cut-off one too)
+_HEADS = 32  # known values' heads past which a flat payload is screened through its JSON (the trie) instead
 _SEEN = 20_000  # characters of an exception's text and of each argument's repr searched (more than is written)
 
 
@@ -75,6 +76,7 @@ class RunSecrets:
         self._streams = Streams()  # a secret split across streamed events (``streamed``)
         self._names: frozenset[str] = frozenset()  # the tools' names the run shows: no value is hunted in them
         self._env: tuple[str, ...] | None = None  # while the environment's secrets are all it knows (``learn_environ``)
+        self._heads: tuple[str, ...] | None = ()  # every known value's head, while they are few (``_texts_free``)
 
     # -- learning -------------------------------------------------------------------------------
     def learn(self, values: Iterable[str], *, forms: bool = True) -> bool:
@@ -106,6 +108,7 @@ class RunSecrets:
                 return False
             self.values = tuple(sorted({*self.values, *new}, key=len, reverse=True))
             self._in_own = self._in_own or (bool(self._own) and any(v in self._own for v in new))
+            self._heads = _heads(self.values)  # (before ``_known``: a screen reading the new values reads their heads)
             self._known = self._known.plus(new)
             self._env = None
             self.late = self.late or self._written
@@ -114,25 +117,26 @@ class RunSecrets:
         return True
 
     def learn_environ(self, values: frozenset[str]) -> None:
-        """Learn the environment's secrets (``environ``) as the run starts. While they are all it knows, a flat payload
-        is screened by a search of its texts for their first characters (``_env_free``) instead of through its JSON:
-        a run in a process holding an API key keeps the event path's fast way."""
+        """Learn the environment's secrets (``environ``) as the run starts; while they are all it knows, its events need
+        no sweep at the seal (``_sweep_events``)."""
         if self.learn(values, forms=False) and set(self.values) <= values:  # (``environ`` made their forms)
             self._env = tuple({v[:_ENV_HEAD] for v in self.values})
 
-    def _env_free(self, payload: dict[str, Any]) -> bool:
-        """Whether a flat payload's keys and texts hold none of the environment's secrets (a cut-off one too), when
-        they are all the run knows: printable ASCII without an escape a value may hide behind, and none's head."""
-        heads = self._env
+    def _texts_free(self, payload: dict[str, Any]) -> bool:
+        """Whether a flat payload's keys and texts hold none of the known values (a cut-off one too), while they are
+        few (the environment's secrets, a client's key and its written forms): printable ASCII without an escape a value
+        may hide behind, and no value's head. The JSON test (``Known.holds``) reads the same heads in the line."""
+        heads = self._heads
         if heads is None:
             return False
         try:
-            texts = " ".join([*payload, *[v for v in payload.values() if type(v) is str]])
+            # (a ``str`` subclass joined as its characters; ``flat_might_contain`` sends such a payload to the JSON test)
+            texts = " ".join([*payload, *filter(str.__instancecheck__, payload.values())])
         except TypeError:  # a key that is no text
             return False
         if not (texts.isascii() and texts.isprintable()) or texts.find("\\") >= 0 or texts.find("&#") >= 0:
             return False
-        return not any(texts.find(head) >= 0 for head in heads)
+        return not any(map(texts.__contains__, heads))  # (no Python call per head)
 
     def _exempt(self) -> frozenset[str]:
         """The values never learned: the run's id, and what the detectors find in it as it stands (the random word of
@@ -184,6 +188,7 @@ class RunSecrets:
             if len(kept) == len(self.values):
                 return
             self.values, self._known = kept, Known().plus(set(kept))
+            self._heads = _heads(kept)  # (after ``_known``: until then the heads of more values)
         global _VERSION
         _VERSION += 1
 
@@ -202,7 +207,7 @@ class RunSecrets:
         # a large flat payload of plain values (a model call's) is judged value by value, without its JSON: its
         # keys alone (``cache_write_input_tokens``) would fail the whole-text prefilter; a small one passes it faster
         known = self._known
-        if len(payload) >= _BY_VALUE and (not known.levels or self._env_free(payload)) and flat_might_contain(payload) is False:
+        if len(payload) >= _BY_VALUE and (not known.levels or self._texts_free(payload)) and flat_might_contain(payload) is False:
             self._written = True
             out = dict(payload)
         else:
@@ -454,6 +459,12 @@ class RunSecrets:
                 recorder.replace_writer()
         writer.close()
         return True
+
+
+def _heads(values: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The first characters of each value, searched in a flat payload's texts (``_texts_free``); None when too many."""
+    heads = {v[:_ENV_HEAD] for v in values}
+    return tuple(heads) if len(heads) <= _HEADS else None
 
 
 def _as_scrubbed(value: Any) -> Any:

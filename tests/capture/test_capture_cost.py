@@ -23,7 +23,8 @@ httpx2 = pytest.importorskip("httpx2")
 
 MSG = [{"role": "user", "content": "hi"}]
 #: Python calls capture adds to a whole chat completion (its start, the response's reading, the screened event's
-#: write): 36 today; 61 before the SDK's options, response, choice and usage were read by attribute (a helper per
+#: write): 36 today, 37 once the run knows the client's key (44 before its model calls were screened without their
+#: JSON); 61 before the SDK's options, response, choice and usage were read by attribute (a helper per
 #: field only for other shapes) and the ids' text tests made in place; 71 before a client's provider was remembered
 CAPTURE_BUDGET = 39
 
@@ -105,6 +106,13 @@ def test_a_learned_key_adds_only_the_ids_shape_tests_as_pattern_scans(runs_dir):
     assert 0 < added <= 2, f"capture adds {added} pattern scans to each SDK call once the run knows its client's key"
 
 
+def test_a_learned_key_adds_no_more_python_calls_than_the_budget(runs_dir):
+    # a run that knows its client's key screened each model call through its JSON (the line, the known values' heads,
+    # escapes, the whole-text prefilter): 44 calls; its texts are now searched for the few known values' heads, 37
+    added = _fewest_calls(runs_dir, True, key=LEARNED_KEY) - _fewest_calls(runs_dir, False, key=LEARNED_KEY)
+    assert 0 < added <= CAPTURE_BUDGET, f"capture adds {added} Python calls to each SDK call once the run knows its key"
+
+
 def _client(tail: str = "", key: str = "sk-test") -> openai.OpenAI:
     serial = itertools.count()
 
@@ -118,10 +126,10 @@ def _client(tail: str = "", key: str = "sk-test") -> openai.OpenAI:
     return openai.OpenAI(base_url="http://stub.invalid/v1", api_key=key, max_retries=0, http_client=http)
 
 
-def _fewest_calls(runs_dir: Path, capture: bool, tail: str = "") -> int:
+def _fewest_calls(runs_dir: Path, capture: bool, tail: str = "", key: str = "sk-test") -> int:
     """The fewest Python calls one chat completion made, of 12, inside an episode (the fewest: the log's periodic look
-    at the disk, every 50 ms, falls on some calls and not others); ``tail``: the end of each id."""
-    client, counts = _client(tail), []
+    at the disk, every 50 ms, falls on some calls and not others); ``tail``: the end of each id; ``key``: the client's."""
+    client, counts = _client(tail, key), []
 
     def agent(task, ctx):
         for _ in range(3):  # the client's first calls: its key told, its provider found
