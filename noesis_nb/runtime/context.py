@@ -50,6 +50,7 @@ from .lifecycle import act_parent, emit_candidate, is_vetoed, record_action
 from .outcomes import being_cancelled
 from .pause import EpisodePaused
 from .resume_paths import Stopped, check_live_seal_targets
+from .steer import free_text_made_safe
 
 if TYPE_CHECKING:
     from .episode import Episode
@@ -775,7 +776,15 @@ def _policy_name(policy: Any) -> str:
 
 
 def interpret_verdict(verdict: Any) -> tuple[bool, str | None] | None:
-    """Accept True/False, 'approve'/'reject', (bool, reason), {'approve': bool, 'reason': …}, or None (ask a human)."""
+    """Accept True/False, 'approve'/'reject', (bool, reason), {'approve': bool, 'reason': …}, or None (ask a human).
+    A reason given as text is kept to a person's rule, made safe rather than refused (``free_text_made_safe``)."""
+    decided = _verdict_of(verdict)
+    if decided is None or not isinstance(decided[1], str):
+        return decided
+    return decided[0], free_text_made_safe(decided[1])
+
+
+def _verdict_of(verdict: Any) -> tuple[bool, Any] | None:
     if verdict is None or (isinstance(verdict, str) and verdict == "ask"):
         return None
     if isinstance(verdict, bool):

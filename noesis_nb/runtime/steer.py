@@ -29,7 +29,7 @@ from ..store.vocab import STEER_APPLIED, STEER_MODES, STEER_SENT
 if TYPE_CHECKING:
     from .recorder import Recorder
 
-__all__ = ["Steer", "SteerBox", "check_free_text", "check_mode", "check_sender", "check_steer"]
+__all__ = ["Steer", "SteerBox", "check_free_text", "free_text_made_safe", "check_mode", "check_sender", "check_steer"]
 
 MAX_TEXT = 20_000
 MAX_SENDER = 200
@@ -49,11 +49,31 @@ def check_free_text(text: str, what: str) -> None:
     InvalidOptionError naming ``what``, the length or the character and its place; the text itself is not quoted."""
     if len(text) > MAX_TEXT:
         raise InvalidOptionError(f"{what} is {len(text):,} characters; keep it to at most {MAX_TEXT:,}")
-    bad = next((ch for ch in text if ch in _BIDI or (unicodedata.category(ch) == "Cc" and ch not in _KEPT)), None)
+    bad = next((ch for ch in text if _unseen(ch)), None)
     if bad is not None:
         raise InvalidOptionError(
             f"{what} {unseen_said(bad, text.index(bad))}: write it as plain text (line ends and tabs are kept)"
         )
+
+
+def free_text_made_safe(text: str) -> str:
+    """``text`` that code, not a person, writes into a run (an approver policy's reason) kept to the rule
+    ``check_free_text`` holds a person's to, without refusing it (that would fail the episode over a reason): each
+    character it refuses is written as its escape (``\\u202e``, ``\\x07``), and a text longer than ``MAX_TEXT``
+    characters is cut to fit with a ``… [cut: N characters]`` marker (N its length as given). Only its first
+    ``MAX_TEXT`` characters are looked at: a 100 MB reason costs a slice."""
+    head = text[:MAX_TEXT]
+    if any(_unseen(ch) for ch in head):
+        head = "".join(ascii(ch)[1:-1] if _unseen(ch) else ch for ch in head)
+    if len(text) <= MAX_TEXT and len(head) <= MAX_TEXT:
+        return head
+    marker = f"… [cut: {len(text):,} characters]"
+    return head[: MAX_TEXT - len(marker)] + marker
+
+
+def _unseen(ch: str) -> bool:
+    """A character free text may not hold: a bidi control, or a control character but TAB and line ends."""
+    return ch in _BIDI or (unicodedata.category(ch) == "Cc" and ch not in _KEPT)
 
 
 def check_steer(text: object, mode: object, sender: object) -> None:
