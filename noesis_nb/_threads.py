@@ -20,7 +20,7 @@ from ._safetext import safe_repr
 
 T = TypeVar("T")
 
-__all__ = ["run_in_thread", "run_sync", "ThreadReader", "one_call_at_a_time", "thread_bound_hint", "awaitable_error"]
+__all__ = ["run_in_thread", "run_sync", "ThreadReader", "one_call_at_a_time", "thread_bound_hint", "awaitable_error", "to_thread"]
 
 
 async def run_in_thread(
@@ -100,6 +100,19 @@ def awaitable_error(exc: BaseException) -> BaseException:
     )
     error.__cause__ = exc
     return error
+
+
+async def to_thread(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+    """``asyncio.to_thread(fn, *args, **kwargs)`` for user code (an integration's client or graph): a StopIteration it
+    raises comes as ``awaitable_error`` makes it, where asyncio's Future would refuse it and never be done."""
+    return await asyncio.to_thread(_awaitable_call, fn, *args, **kwargs)
+
+
+def _awaitable_call(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+    try:
+        return fn(*args, **kwargs)
+    except StopIteration as exc:
+        raise awaitable_error(exc) from exc
 
 
 class _Held:

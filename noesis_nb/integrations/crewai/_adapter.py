@@ -11,10 +11,10 @@ rejection is returned to the agent as the tool's observation, so the crew carrie
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from typing import Any
 
+from ..._threads import to_thread
 from ...errors import EpisodeStateError, ToolRejected
 from ...secrets.quoted import quoted
 from .._approvals import tool_name
@@ -81,7 +81,7 @@ class CrewAIAdapter:
                 text=str(getattr(out, "raw", out)),
             ),
         )
-        result = await asyncio.to_thread(_kickoff, self.crew, inputs, restore)
+        result = await to_thread(_kickoff, self.crew, inputs, restore)
         usage = _usage(result, self.crew)
         if usage is not None:
             emit_row(ctx, usage)

@@ -21,6 +21,7 @@ import typing
 from collections.abc import Callable
 from typing import Any
 
+from ..._threads import to_thread
 from ...errors import InvalidOptionError
 from ...secrets.display import shown_cut
 from ...secrets.quoted import quoted
@@ -181,7 +182,7 @@ class LangGraphAdapter:
             stopped = threading.Event()  # set when the episode is cancelled: the worker thread's graph starts nothing more
             config = {**config, "callbacks": [*config["callbacks"], make_watch(ctx, stopped)]}
             try:
-                return await asyncio.to_thread(self.graph.invoke, value, config)
+                return await to_thread(self.graph.invoke, value, config)
             except asyncio.CancelledError:
                 stopped.set()
                 raise

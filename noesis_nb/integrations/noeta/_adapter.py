@@ -11,7 +11,6 @@ serve the click. The conversation projection (``client.messages``) is saved as
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import Any
 
 from ..._exitjoin import finish_before_exit
 from ..._jsonio import atomic_write_json, to_jsonable
+from ..._threads import to_thread
 from ...errors import EpisodeStateError, NoesisNbError
 from ...secrets.quoted import quoted
 from ...store.paths import run_path
@@ -91,7 +91,7 @@ class NoetaAdapter:
     async def invoke(self, goal: Any, ctx: Any) -> Any:
         if not isinstance(goal, str) or not goal:
             raise TypeError(f"NoetaAdapter needs a goal string, got {quoted(goal)}; input_mapper must return a string")
-        client = await asyncio.to_thread(self._client)
+        client = await to_thread(self._client)
         folder, order, lock = NoetaFolder(), SeqOrder(), threading.Lock()
         seen: dict[str, str] = {}
         to_dict = self._sdk.envelope_to_dict
@@ -118,7 +118,7 @@ class NoetaAdapter:
         finished = False
         stops: list[Callable[[], Any]] = []
         try:
-            outcome = await asyncio.to_thread(client.start, goal=goal)
+            outcome = await to_thread(client.start, goal=goal)
             settle()
             for _ in range(self.max_approvals):
                 call_id = _approval_call_id(outcome)
@@ -126,7 +126,7 @@ class NoetaAdapter:
                     break
                 outcome = await self._decide(client, outcome.task_id, call_id, folder, ctx)
                 settle()
-            answer = await asyncio.to_thread(self._finish, client, outcome, folder, ctx)
+            answer = await to_thread(self._finish, client, outcome, folder, ctx)
             finished = True
         except BaseException:
             if seen.get("task_id"):
@@ -136,7 +136,7 @@ class NoetaAdapter:
             unsubscribe()
             settle()
             if finished:
-                await asyncio.to_thread(client.shutdown)
+                await to_thread(client.shutdown)
             else:  # the interrupt, then the shutdown (it kills the task's background shells), finished before exit
                 finish_before_exit([*stops, client.shutdown], name="noesis_nb-noeta-stop", wait_s=STOP_WAIT_S)
         return await apply_output(self.output, answer)
@@ -159,7 +159,7 @@ class NoetaAdapter:
             on_approve=lambda: client.approve(task_id, call_id=call_id, resolver=self.resolver),
         )
         if not approved:
-            outcome = await asyncio.to_thread(
+            outcome = await to_thread(
                 client.deny, task_id, call_id=call_id, reason=reason or "rejected in noesis_nb", resolver=self.resolver
             )
         return outcome
