@@ -1,6 +1,6 @@
 """The view's controls for a running episode: a text box with Send (a steer), and Stop with its drain option.
 
-They hold no logic: Send calls ``source.steer(text, sender=…)``, "Stop when calls finish" calls
+They hold no logic: Send (or Enter in the box) calls ``source.steer(text, sender=…)``, "Stop when calls finish" calls
 ``source.cancel(drain_s=…)`` and "Stop now" ``source.cancel()``. Both rows show only while the
 source can take them (a running episode; a run from disk or a replay has neither).
 After a press of Stop or Resume (a view's, a batch's Cancel, an inbox's Resume) the keyboard focus goes to the
@@ -9,6 +9,7 @@ line saying what the press did (``PressedLine``).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any
 
@@ -21,10 +22,17 @@ from .render import as_label, esc
 __all__ = ["SteerInput", "StopControls", "PressedLine", "DRAIN_S"]
 
 DRAIN_S = 10.0  # what the view's "Stop when calls finish" gives the calls already running
+SUBMIT_SETTLE_S = 0.5  # Enter in the steer box sends once no update of the box has come for this long
 
 
 class SteerInput:
-    """``[ tell the agent… ] [Send]``: one steer per click, sent as ``sender``."""
+    """``[ tell the agent… ] [Send]``: one steer per click on Send or Enter in the box, sent as ``sender``.
+
+    Enter: the box's front end (ipywidgets 8's TextView) sends a ``submit`` message; a blur sends none, so leaving
+    the box half typed sends nothing. The value is synced as typed, but the front end holds a keystroke's update back
+    while the one before waits for the kernel, and sends the submit at once: the last letters can reach the kernel
+    after it. So the send waits until no update of the box has come for ``SUBMIT_SETTLE_S`` (one round trip to the
+    page is enough). Enters within that time make one send, which clears the box."""
 
     def __init__(self, source: Any, *, sender: str, say: Callable[[str], None], after: Callable[[], None]):
         self.source = source
@@ -32,11 +40,14 @@ class SteerInput:
         self._say, self._after = say, after
         self.text = w.Text(
             description="message to the agent",  # for screen readers only (the stylesheet hides it)
-            placeholder="tell the agent… (it hears it at its next step)",
+            placeholder="tell the agent… (Enter sends; it hears it at its next step)",
             layout=w.Layout(flex="1 1 auto", width="auto"),
         )
         self.text.add_class("nnb-steer-text")
         self.text.add_class("nnb-named")
+        self.text.on_msg(self._on_msg)  # Enter (not on_submit: deprecated, it warns in the user's cell)
+        self.text.observe(self._typed, names="value")
+        self._submitted: asyncio.TimerHandle | None = None  # an Enter waiting for the box's last update
         self.send_button = w.Button(description="Send", icon="paper-plane", tooltip="send this to the running agent")
         self.send_button.add_class("nnb-btn")
         self.send_button.add_class("nnb-go")
@@ -44,15 +55,41 @@ class SteerInput:
         self.box = w.HBox([self.text, self.send_button], layout=w.Layout(display="none", width="100%"))
         self.box.add_class("nnb-steer")
 
+    def _on_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        if isinstance(content, dict) and content.get("event") == "submit":
+            self._settle()
+
+    def _typed(self, _change: Any) -> None:
+        if self._submitted is not None:  # a letter typed before the Enter, arriving after it
+            self._settle()
+
+    def _settle(self) -> None:
+        if self._submitted is not None:
+            self._submitted.cancel()
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop to wait on (not in a kernel): at once
+            self._submitted = None
+            self.send()
+            return
+        self._submitted = loop.call_later(SUBMIT_SETTLE_S, self._submit)
+
+    def _submit(self) -> None:
+        self._submitted = None
+        self.send()
+
     def sync(self, source: Any) -> None:
         self.source = source
         self.box.layout.display = None if getattr(source, "can_steer", False) else "none"
 
     def send(self) -> Any:
         """What Send does: steer the source with the box's text, then clear the box."""
+        if self._submitted is not None:  # a click on Send after an Enter: one send
+            self._submitted.cancel()
+            self._submitted = None
         text = self.text.value
         if not text.strip():  # nothing to send: said, as a click that does nothing reads as broken
-            self._say('<span class="nnb-muted">type a message for the agent in the box first, then Send</span>')
+            self._say('<span class="nnb-muted">type a message for the agent in the box first, then press Enter or Send</span>')
             return None
         try:
             steer = self.source.steer(text, sender=self.sender)
