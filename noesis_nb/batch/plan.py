@@ -18,7 +18,7 @@ from .._jsonio import as_object
 from ..ids import new_episode_id
 from ..runtime.diskrun import DiskRun
 from ..runtime.resume import resume_from_disk
-from ..store import is_run_dir, is_sealed, read_events, read_summary
+from ..store import is_run_dir, is_sealed, read_events, read_summary, verify_manifest
 from ..store.instants import epoch_seconds
 from ..store.ownership import holder
 from ..store.vocab import TOOL_EXECUTION_STARTED, Status, failed
@@ -64,7 +64,8 @@ class EntryPlan:
             return entry
         entry_from_disk(entry, run_dir, self.spec.adapters.get(adapter))
         if is_sealed(run_dir):  # done: its terminate event alone is not (a seal cut short is recovered below)
-            if failed(entry.status) and (self.spec.rerun_failed or _lost_before_a_write(entry, run_dir)):
+            changed = _said_changed(entry, run_dir, self.spec.root)  # run anew only when asked (rerun_failed)
+            if failed(entry.status) and (self.spec.rerun_failed or not changed and _lost_before_a_write(entry, run_dir)):
                 self._rerun(entry, row)
             return entry
         if entry.disk is not None and entry.disk.status == "paused" or holder(run_dir) is not None:
@@ -174,6 +175,23 @@ def entry_from_disk(entry: BatchEntry, run_dir: Path, adapter: Any) -> None:
         score_error = as_object(summary.get("x-noesis_nb")).get("score_error")
         if isinstance(score_error, str) and entry.error is None:
             entry.error = score_error  # its scorer failed or timed out: kept as it is when the batch runs again
+
+
+def _said_changed(entry: BatchEntry, run_dir: Path, root: Path) -> bool:
+    """A kept sealed run whose files are no longer those its manifest lists (the frames' quick check: sizes, and a
+    hash of a file modified after the seal) is not the run it sealed: the entry ends ``error`` naming what changed,
+    so it is not counted as done, and ``rerun_failed=True`` runs its task anew (the changed run is left as it is)."""
+    check = verify_manifest(run_dir, quick=True)
+    if check.status == "ok":
+        return False
+    changed = "; ".join(check.problems[:3]) + ("; …" if len(check.problems) > 3 else "")
+    entry.status, entry.score = "error", None
+    entry.error = (
+        f"its run {run_dir} was changed after it was sealed ({changed}), so what it says is not what the run recorded. "
+        f"Restore its files from a copy, or call batch(..., rerun_failed=True), which runs the task anew and leaves that "
+        f"run in {root} as it is"
+    )
+    return True
 
 
 def lost_and_rerun(entry: BatchEntry) -> bool:
