@@ -20,6 +20,7 @@ import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import orjson
@@ -36,9 +37,11 @@ __all__ = [
 
 Path = tuple[str | int, ...]  # dict keys and list indexes from the root to a value
 
-# keys whose strings are identifiers or digests: searched for token shapes, not for randomness
-_ID_WORDS = ("hash", "digest", "fingerprint", "checksum", "etag", "sha")
-_ID_ENDINGS = ("commit", "revision", "_rev")  # SWE-bench's ``base_commit``, ``environment_setup_commit``
+# keys whose strings are identifiers or digests: their id-shaped strings are searched for token shapes, not for
+# randomness. Each is a word of the key (``content_hash``, ``shaDigest``), never a piece of one: ``sha`` inside
+# ``shared_key`` made a random credential there an id, written in clear
+_ID_WORDS = frozenset({"hash", "hashes", "digest", "fingerprint", "checksum", "etag", "sha", "sha1", "sha256", "sha512"})
+_ID_ENDINGS = frozenset({"commit", "revision", "rev"})  # SWE-bench's ``base_commit``, ``environment_setup_commit``
 _ID_KEYS = frozenset(
     {
         "id",
@@ -55,6 +58,11 @@ _ID_KEYS = frozenset(
         "schema_version",
     }
 )
+# words naming what a key holds as a secret, whatever id word stands beside them: ``session_id``, ``csrf_id``,
+# ``webhook_id``, ``shared_key``, ``hash_key`` (a key ending in ``key``), ``api_key_id``
+_SECRET_HOLDERS = frozenset({"session", "sessions", "csrf", "xsrf", "webhook", "webhooks", "nonce", "secret", "token"})
+_KEY_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+_WHITESPACE = re.compile(r"\s")
 _MYSQL = frozenset({"mysql", "mysqldump", "mysqladmin", "mariadb", "mariadb-dump", "mysqlimport", "mysqlshow"})
 _CURL_USER = frozenset({"-u", "--user", "-U", "--proxy-user"})
 # commands given a password by a flag of their own: ``docker login -p``, ``redis-cli -a``, ``zip -P``, ``openssl enc -k``
@@ -77,13 +85,25 @@ class Hit:
     key: bool = False
 
 
+@lru_cache(maxsize=4096)
 def _opaque(key: Any) -> bool:
+    """Whether ``key`` names an id or a digest (``id``, ``run_id``, ``requestId``, ``content_hash``, ``base_commit``),
+    read word by word (snake, camel and kebab case), and names no secret: a key naming one (``session_id``,
+    ``shared_key``, ``api_key_id``) wins over an id word in it."""
     if not isinstance(key, str):
         return False
-    low = key.lower()
-    return (
-        low in _ID_KEYS or low.endswith(("_id", "_ids", *_ID_ENDINGS)) or key.endswith("Id") or any(w in low for w in _ID_WORDS)
-    )
+    if key.lower() in _ID_KEYS:
+        return True
+    words = [w.lower() for w in _KEY_WORD.findall(key)]
+    if not words or words[-1] == "key" or ("api" in words and "key" in words) or not _SECRET_HOLDERS.isdisjoint(words):
+        return False
+    return words[-1] in ("id", "ids") or words[-1] in _ID_ENDINGS or not _ID_WORDS.isdisjoint(words)
+
+
+def _id_shaped(value: str) -> bool:
+    """Whether a string under an id-named key may be an id: one word. Prose there (``"leaked token <key>"`` under
+    ``status``) is screened as any prose is, the randomness rule included."""
+    return _WHITESPACE.search(value) is None
 
 
 # containers nested deeper than this are not read: the value there is redacted whole (a crafted run's JSON may nest
@@ -234,7 +254,9 @@ def shaped(text: str) -> set[str]:
     return find_in_text(text, entropy=False)
 
 
-def _walk(value: Any, path: Path, entropy: bool, out: list[Hit]) -> None:
+def _walk(value: Any, path: Path, entropy: bool, out: list[Hit], ids: bool = False) -> None:
+    """Append the secrets in ``value`` to ``out``; ``ids``: under an id-named key (``_opaque``), where a one-word
+    string is judged without the randomness rule."""
     if len(path) >= MAX_DEPTH and isinstance(value, (Mapping, list, tuple)):  # too deep to read: redacted whole
         out.append(Hit(path, (), True))
         return
@@ -243,7 +265,7 @@ def _walk(value: Any, path: Path, entropy: bool, out: list[Hit]) -> None:
     if isinstance(value, str):
         if type(value) is not str:
             raise _NotExact
-        found = find_in_text(value, entropy=entropy)
+        found = find_in_text(value, entropy=entropy and not (ids and _id_shaped(value)))
         if found:
             out.append(Hit(path, tuple(sorted(found, key=len, reverse=True)), False))
     elif isinstance(value, Mapping):
@@ -254,20 +276,20 @@ def _walk(value: Any, path: Path, entropy: bool, out: list[Hit]) -> None:
             if isinstance(key, str):  # a secret used as a name: a token as a dict key
                 if type(key) is not str:
                     raise _NotExact
-                in_key = find_in_text(key, entropy=entropy)
+                in_key = find_in_text(key, entropy=entropy and not (ids and _id_shaped(key)))
                 if in_key:
                     out.append(Hit(path + (key,), tuple(sorted(in_key, key=len, reverse=True)), False, key=True))
             if key == named or (isinstance(key, str) and is_secret_key(key) and not _no_secret(key, item, value)):
-                out.append(_whole(item, path + (key,), entropy))
+                out.append(_whole(item, path + (key,), entropy and not ids))
             else:
-                _walk(item, path + (key,), entropy and not _opaque(key), out)
+                _walk(item, path + (key,), entropy, out, ids or _opaque(key))
     elif isinstance(value, (list, tuple)):
         if type(value) is not list and type(value) is not tuple:
             raise _NotExact
         items = list(value)
         positional = _argv_hits(items, path) if any(isinstance(v, str) for v in items) else {}
         if _pair_hit(items, path):
-            positional[1] = _whole(items[1], path + (1,), entropy)
+            positional[1] = _whole(items[1], path + (1,), entropy and not ids)
         out.extend(positional.values())
         if len(items) > 1 and any(isinstance(v, str) for v in items[1:]):  # a secret split across adjacent strings
             for i, (values, whole) in split_secrets(items, shaped).items():
@@ -281,7 +303,7 @@ def _walk(value: Any, path: Path, entropy: bool, out: list[Hit]) -> None:
                     out.append(Hit(path + (i, *where[0]), tuple(sorted(values, key=len, reverse=True)), whole))
         for i, item in enumerate(items):
             if not (i in positional and positional[i].whole):
-                _walk(item, path + (i,), entropy, out)
+                _walk(item, path + (i,), entropy, out, ids)
 
 
 def learned(hits: Iterable[Hit]) -> Iterator[str]:
