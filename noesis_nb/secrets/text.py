@@ -48,6 +48,7 @@ from .joined import chunk_texts
 from .known import for_text
 from .linear import per_line, widen_all
 from .names import REDACTED_VALUE, is_secret_key, names_no_value, names_variable, unwrapped
+from .pairs import named_values
 from .plugins import plugins
 from .randomness import CLOUD_KEY_IN_ID, PROVIDER_ID, entropy_ok, ids_out_of_values, random_words, without_ids
 from .url_parts import URL_QUERY, URL_USER, url_secrets
@@ -899,6 +900,7 @@ def _find(text: str, entropy: bool) -> set[str]:
         values, short = _assignments(named)
         by_name.update(v for v in values if _assigned(v))
         by_name.update(v for v in _quoted_values(named) if _assigned(v))
+        by_name.update(v for v in named_values(named) if _assigned(v))
         if "+" in named:
             by_name.update(_form_values(named))
         found |= by_name  # "password= stays the same" loses "stays": a word after a name's "=" may be its value
