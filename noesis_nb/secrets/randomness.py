@@ -286,6 +286,44 @@ def random_words(text: str) -> list[str]:
         if spans is not None:  # ``e8_zfp728iw``) is no key and hid the whole path, while a key inside it is still found
             found += (text[at + a : at + b] for a, b in spans if b - a >= 20 and entropy_ok(word[a:b], b64, hexp))
             continue
+        if "/" in word and in_url(plain, at, word):  # a URL's host and path parts are judged one by one
+            found += (text[at + a : at + b] for a, b in url_parts(word) if entropy_ok(word[a:b], b64, hexp))
+            continue
         if entropy_ok(word, b64, hexp):
             found += _beside_public_ids(text[at : m.end()], b64, hexp) if "/" in word else [text[at : m.end()]]
     return found
+
+
+# what stands between a URL's ``://`` and a word of it: its host, port and user (``https://docs.google.``,
+# ``http://127.0.0.1:``); or before a word after a bare host's names (``example.``), starting with a top-level
+# domain's name or a port
+_HOST = re.compile(r"[^\s\"'<>/?#]*")
+_HOST_HEAD = re.compile(r"(?<![\w.@/-])(?:[A-Za-z0-9-]+\.)+\Z")
+_TOP_PART = re.compile(r"[a-z]{2,24}|[0-9]{1,5}")
+_URL_REACH = 512  # the longest scheme and host looked back for
+
+
+def in_url(text: str, at: int, word: str) -> bool:
+    """Whether the word at ``at`` in ``text``, holding ``/``, is the host and path of a URL (``com/document/d/<id>/edit``
+    after ``https://docs.google.``): its parts are judged one by one (``url_parts``), never as one word: judged whole,
+    ``https://docs.google.com/document/d/<id>/edit`` read ``https://docs.google.[REDACTED]``."""
+    lo = max(0, at - _URL_REACH)
+    sep = text.rfind("://", lo, at)
+    if sep >= 0 and _HOST.fullmatch(text, sep + 3, at) is not None:
+        return True
+    return (
+        text[at - 1 : at] == "."
+        and _TOP_PART.fullmatch(word.partition("/")[0]) is not None
+        and _HOST_HEAD.search(text, lo, at) is not None
+    )
+
+
+def url_parts(word: str) -> list[tuple[int, int]]:
+    """The spans of the parts of ``word`` between its ``/`` long enough to judge (20+ characters), but public ids
+    (``public_ids``): a redaction inside a URL never spans a ``/``."""
+    spans, pos = [], 0
+    for part in word.split("/"):
+        if len(part) >= 20 and not public_id(part):
+            spans.append((pos, pos + len(part)))
+        pos += len(part) + 1
+    return spans
