@@ -39,12 +39,13 @@ from .fs import Stat, settled
 from .runindex import RunIndex, cache_tag, index_for, remove_left_temps
 from .runrecord import RunRecord
 from .runusage import call_columns
+from .shownids import ids_minted
 from .source import RunRef
 from .timetext import NAT
 
 __all__ = ["Keeper", "keeper_for", "frame_path"]
 
-_FORMAT = b"noesis_nb kept runs frame 2\n"  # 2: the stamps as one marshalled list (``_stamps``)
+_FORMAT = b"noesis_nb kept runs frame 3\n"  # 2: the stamps as one marshalled list (``_stamps``); 3: ``ids_minted``
 _MAX_BYTES = 1 << 31
 _META_LEN = 8  # bytes giving the length of the pickled (key, runs) before the pickled frame
 
@@ -70,6 +71,7 @@ class Keeper:
         self.path = frame_path(index)
         self.key = (verify, pricer.version, *_versions())
         self.first = index.first  # only a process's first load of the folder takes or keeps a kept frame
+        self.minted = False  # the frame served has only minted ids (``shownids.ids_minted``, found when it was kept)
 
     def serve(self, refs: list[RunRef]) -> pd.DataFrame | None:
         """The kept frame when it is this load's (same key, same runs in the same order, every stamp holds); else None."""
@@ -80,7 +82,7 @@ class Keeper:
             held = _read(self.path, self.key)
         if held is None or not _hold(refs, held[1]):
             return None
-        key, runs, frame = held
+        key, runs, frame, minted = held
         if isinstance(frame, bytes):  # the stamps hold: only now is the pickled frame loaded
             try:
                 frame = pickle.loads(frame)
@@ -88,7 +90,8 @@ class Keeper:
                 return None
             if type(frame) is not pd.DataFrame or len(frame) != len(refs):
                 return None
-        self.index.kept = (key, runs, frame)
+        self.index.kept = (key, runs, frame, minted)
+        self.minted = minted
         for root in self.roots:  # nested folders' indexes too
             index = index_for(root)
             if index is not None:
@@ -105,7 +108,7 @@ class Keeper:
         names = [tuple([common.setdefault(n, n) for n in r["stamp"]]) for r in records]
         try:
             runs = (paths, names, _stamps([v for r in records for v in r["stamp"].values()]))
-            meta = pickle.dumps((self.key, runs), protocol=5)
+            meta = pickle.dumps((self.key, runs, ids_minted(frame)), protocol=5)
             body = len(meta).to_bytes(_META_LEN, "big") + meta + pickle.dumps(frame, protocol=5)
             write_cached(self.path, cache_tag(_FORMAT, body) + b"\n" + body)
         except (OSError, pickle.PicklingError, TypeError, AttributeError, ValueError):  # refused, or not picklable
@@ -161,8 +164,8 @@ def _hold(refs: list[RunRef], runs: Kept) -> bool:
     return _stamps(now) == kept
 
 
-def _read(path: Path, key: tuple[Any, ...]) -> tuple[Any, Kept, bytes] | None:
-    """(key, runs, the pickled frame) of a kept file whose tag and key check; None for anything else."""
+def _read(path: Path, key: tuple[Any, ...]) -> tuple[Any, Kept, bytes, bool] | None:
+    """(key, runs, the pickled frame, its ids all minted) of a kept file whose tag and key check; None for anything else."""
     try:
         data = read_cached(path, _MAX_BYTES)
     except OSError:
@@ -172,12 +175,12 @@ def _read(path: Path, key: tuple[Any, ...]) -> tuple[Any, Kept, bytes] | None:
         return None
     size = int.from_bytes(body[:_META_LEN], "big")
     try:  # written by this code under this key: plain tuples, dicts, strings and ints
-        kept_key, runs = pickle.loads(body[_META_LEN : _META_LEN + size])
+        kept_key, runs, minted = pickle.loads(body[_META_LEN : _META_LEN + size])
     except Exception:
         return None
     if kept_key != key:
         return None
-    return kept_key, runs, body[_META_LEN + size :]
+    return kept_key, runs, body[_META_LEN + size :], minted is True
 
 
 def _versions() -> tuple[str, ...]:

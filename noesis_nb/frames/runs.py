@@ -111,7 +111,7 @@ def runs_df(
     if served is not None:
         served.attrs = {**served.attrs, "errors": problems.as_records()}
         warn_of_problems("runs_df", served.attrs["errors"], refs)
-        return ids_shown(_with_lost(served, refs))
+        return ids_shown(_with_lost(served, refs), minted=keeper is not None and keeper.minted)
     loaded = False
     try:
         df = _load(refs, problems, cache, verify, indexes, extras, pricer, progress, keeper)
@@ -364,6 +364,7 @@ def _manifest_ok(
         return checked.ok and all(isinstance(e, dict) and isinstance(e.get("name"), str) for e in files)
     ok = True
     listings: dict[str, set[str]] = {}
+    only_here: set[str] = set()  # folders listed for this check alone, each name in them stat'ed (``_drop_covered``)
     for entry in files:
         name = entry.get("name") if isinstance(entry, dict) else None
         if not isinstance(name, str):
@@ -375,6 +376,8 @@ def _manifest_ok(
             if folder not in listings and folder in read_folders:
                 listings[folder] = set(read_folders[folder])  # stamped when it was listed
             if folder not in listings:
+                if folder + "/" not in stamp:
+                    only_here.add(folder)
                 try:
                     listings[folder] = set(folders.listdir_stamped(tuple(folder.split("/")), stamp))
                 except BadFile as exc:
@@ -383,10 +386,12 @@ def _manifest_ok(
                     )
                     listings[folder] = set()
             if base not in listings[folder]:
+                only_here.discard(folder)  # its listing alone shows the file appearing
                 problems.append(LoadProblem(where(name), None, "listed in manifest.json but missing"))
                 ok = False
                 continue
             if folder not in _RECORD_FOLDERS or not base.endswith(".json"):
+                only_here.discard(folder)
                 continue
             # a tool record: its size too, as tools_df compares it (one stat; stamped, so an edit in place shows)
             size = _record_size(ref, name, stamp)
@@ -415,7 +420,20 @@ def _manifest_ok(
             # its size kept, but modified after the manifest: hashed (once per stamp), its bytes are not those sealed
             problems.append(content_problem(where(name), name, size))
             ok = False
+    _drop_covered(only_here, stamp)
     return ok
+
+
+def _drop_covered(folders: set[str], stamp: dict[str, Any]) -> None:
+    """Unstamp each folder listed only to find the manifest's records in it, every one of them stat'ed: their own stamps
+    show an edit, a removal or a swap by rename, and the folder's listing feeds no column (a file added to a sealed
+    run's ``executions/`` changes no row), so its ``stat`` on every later load told nothing they do not. The folder
+    itself replaced (by a link to a copy, or to the same files moved out of the run: the records' stats follow it
+    unchanged) changes the folder holding it: its stamp must be there, else the folder's own stays."""
+    for folder in folders:
+        parent = folder.rpartition("/")[0]
+        if (parent + "/" if parent else ".") in stamp:
+            stamp.pop(folder + "/", None)
 
 
 #: the folders of a run's tool records, whose sizes even a quick check compares with the seal (``tools_df`` does)

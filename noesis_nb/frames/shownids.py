@@ -16,7 +16,7 @@ import pandas as pd
 from ..ids import MINTED
 from ..store.shownnames import shown_id, shown_parts
 
-__all__ = ["ID_COLUMNS", "ids_shown"]
+__all__ = ["ID_COLUMNS", "ids_shown", "ids_minted"]
 
 #: the columns naming a run by its folder: its id, its path or URL, ids made of the run's id
 ID_COLUMNS = ("episode_id", "run_dir", "draft_id", "batch_id")
@@ -42,10 +42,23 @@ def _column(values: pd.Series) -> pd.Series | None:
     return values.map(lambda v: changed.get(v, v) if isinstance(v, str) else v).astype(values.dtype)
 
 
-def ids_shown(df: pd.DataFrame) -> pd.DataFrame:
+def ids_minted(df: pd.DataFrame) -> bool:
+    """Whether every id and run folder in ``df`` is minted: ``ids_shown`` then changes none of its columns, in any
+    process (a minted name is kept without a call), so a kept frame (``keptframe``) is served without looking again."""
+    for name in ID_COLUMNS:
+        if name in df.columns:
+            values = df[name]
+            distinct = values.cat.categories if isinstance(values.dtype, pd.CategoricalDtype) else values.dropna().unique()
+            if any(isinstance(v, str) and not MINTED.fullmatch(v.rpartition("/")[2]) for v in distinct):
+                return False
+    return True
+
+
+def ids_shown(df: pd.DataFrame, *, minted: bool = False) -> pd.DataFrame:
     """``df`` (a frame a reader returns) with its id and run-folder columns and its problems' paths shown; the same
-    object when nothing in them holds a secret (every run noesis_nb writes: their ids are refused with one)."""
-    columns = {name: new for name in ID_COLUMNS if name in df.columns and (new := _column(df[name])) is not None}
+    object when nothing in them holds a secret (every run noesis_nb writes: their ids are refused with one).
+    ``minted``: ``ids_minted(df)`` is known true (only the problems' paths are looked at)."""
+    columns = {} if minted else {n: new for n in ID_COLUMNS if n in df.columns and (new := _column(df[n])) is not None}
     errors = df.attrs.get("errors")
     shown_errors = _errors(errors) if isinstance(errors, list) else None
     if not columns and shown_errors is None:

@@ -15,7 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pytest
 
+from noesis_nb.frames import clear_cache, runs_df
+from noesis_nb.frames import runs as runs_module
 from noesis_nb.frames._arrays import HAVE_ARROW
 
 from .newprocess import CODE, copy_runs, load_counted, same, settle
@@ -107,6 +110,67 @@ def _swap_records(run: Path) -> None:
     st = record.stat()
     os.utime(copy, ns=(st.st_atime_ns, st.st_mtime_ns))
     os.replace(copy, record)
+
+
+def _edit_execution_record(run: Path) -> None:
+    """A sealed run's execution record rewritten in place, its size and times kept: only its own ctime tells (its
+    folder, listed only to find it, is no longer stamped)."""
+    record = next(run.rglob("executions/*.json"))
+    st = record.stat()
+    data = record.read_bytes()
+    record.write_bytes(data[:-1] + (b" " if data[-1:] != b" " else b"\n"))
+    os.utime(record, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+def _link_executions_out(run: Path) -> None:
+    """A sealed run's ``executions/`` moved out of the run, a link to it put in its place: each record keeps its stat
+    (the same inode, size and times); only ``tool_invocations/``, the folder holding the link, tells."""
+    folder = run / "tool_invocations" / "executions"
+    outside = run.parent.parent / f"{run.name}-executions"
+    folder.rename(outside)
+    folder.symlink_to(outside)
+
+
+def test_a_records_folder_left_unstamped_is_guarded_by_its_records_and_its_parent(
+    clean_corpus: Path, tmp_path: Path, env: dict[str, str]
+) -> None:
+    """The folder of a sealed run's execution records is listed only for the manifest check, each record in it stat'ed:
+    it is not stamped (one ``stat`` less a run), and a change to it or to its records still shows in a new process."""
+    root = copy_runs(clean_corpus, tmp_path)
+    runs = sorted(p for p in root.iterdir() if (p / "manifest.json").is_file() and any(p.rglob("executions/*.json")))
+    assert len(runs) >= 2
+    _, _, built = load_counted(root, env, tmp_path / "a.pkl")
+    assert built == 1
+    for run, change in zip(runs, (_edit_execution_record, _link_executions_out)):
+        change(run)
+        settle()
+        got, reads, built = load_counted(root, env, tmp_path / f"{change.__name__}.pkl")
+        assert reads == [run.name] and built == 1, change.__name__
+        same(got, _full(root, env, tmp_path, change.__name__))
+
+
+def test_a_records_folder_left_unstamped_shows_its_changes_in_the_same_process(
+    clean_corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same two changes seen by the in-memory cache: the next load in the process reads that run again."""
+    monkeypatch.setenv("NOESIS_NB_CACHE_DIR", str(tmp_path / "cache"))
+    root = copy_runs(clean_corpus, tmp_path)
+    runs = sorted(p for p in root.iterdir() if (p / "manifest.json").is_file() and any(p.rglob("executions/*.json")))
+    reads: list[str] = []
+    read_run = runs_module.read_run
+    monkeypatch.setattr(runs_module, "read_run", lambda ref, **kw: reads.append(ref.name) or read_run(ref, **kw))
+    clear_cache()
+    runs_df(root, progress=False)
+    for run, change in zip(runs, (_edit_execution_record, _link_executions_out)):
+        change(run)
+        settle()
+        del reads[:]
+        got = runs_df(root, progress=False)
+        assert reads == [run.name], change.__name__
+        pd.testing.assert_frame_equal(got, runs_df(root, progress=False, cache=False))
+        assert got.attrs["errors"] == runs_df(root, progress=False, cache=False).attrs["errors"]
+    assert any(run.name in e["path"] for e in got.attrs["errors"])  # the link out of the run is reported
+    clear_cache()
 
 
 def test_every_file_and_folder_a_row_came_from_is_checked(clean_corpus: Path, tmp_path: Path, env: dict[str, str]) -> None:
