@@ -44,10 +44,12 @@ from .runtime.resume import find_checkpoint, validate_checkpoint
 from .runtime.stage import refuse_unless
 from .secrets.quoted import quoted
 from .secrets.records import shown_records, shown_value
+from .secrets.revealed import scrubbed
 from .store import find_run_dir, iter_events, read_events
-from .store.artifacts import read_summary
+from .store.artifacts import read_state, read_summary
 from .store.listing import RunList, check_limit, run_info, shown_problems
 from .store.listing import listed_runs as _list_runs
+from .store.revealedrun import run_revealed
 from .store.roots import refuse_run_as_root
 from .store.runfiles import UnreadableRunFile, read_file
 from .store.sealing import refuse_odd_seal, seal_state
@@ -420,11 +422,14 @@ def paths(episode_id: str, *, context: Any = None) -> dict[str, str]:
 def _read_events(episode_id: str, *, stream: bool = False, context: Any = None) -> Any:
 
     _not_implemented("events.read", context=context)
-    path = find_run_dir(episode_id) / "events.jsonl"
+    run_dir = find_run_dir(episode_id)
+    path = run_dir / "events.jsonl"
+    # what the run's other files reveal as secrets (a summary's ``password=…``), hidden in its events too
+    revealed = run_revealed(run_dir, read_summary(run_dir), read_state(run_dir), events=[])
     if stream:
-        return (shown_value(event) for event in iter_events(path))
+        return (scrubbed(shown_value(event), revealed) for event in iter_events(path))
     records = read_events(path)
-    shown_records(records)  # a run Noēsis wrote, or one copied or crafted here, was never screened: as the frames
+    shown_records(records, revealed)  # a run Noēsis wrote, or one copied or crafted here, was never screened: as the frames
     return records
 
 
@@ -446,7 +451,9 @@ def _read_summary(episode_id: str, *, context: Any = None) -> dict[str, Any]:
         if isinstance(summary_doc, dict):
             if repeated is not None:  # read as unknown, never the first or last value: said with the file and line
                 warnings.warn(where_repeated(str(path), repeated), RepeatedKeyWarning, stacklevel=user_stacklevel())
-            return cast(dict[str, Any], shown_value(summary_doc))  # redacted as shown, as the frames read it
+            # redacted as shown, as the frames read it: a secret the run's other files name too
+            revealed = run_revealed(run_dir, summary_doc, read_state(run_dir))
+            return cast(dict[str, Any], scrubbed(shown_value(summary_doc), revealed))
         reason = f"a JSON {type(summary_doc).__name__}, not an object"
     raise UnreadableRunFile(
         str(path),

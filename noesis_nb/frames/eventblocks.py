@@ -29,6 +29,7 @@ from .problems import CUT_IN_SEALED_RUN, NO_EVENTS_IN_SEALED_RUN, LoadProblem, P
 from .progress import progress
 from .provenance import written_as
 from .rowsource import NOESIS, read_run_source, read_run_source_stamped, source_column
+from .runlearned import docs_revealed
 from .sealsizes import is_seal_change, listed_sizes, size_changes
 from .source import RunRef
 
@@ -116,8 +117,11 @@ def load_events(
                     named_by = _source_stamp(ref)
                     stamp = ref.stat_events(path)
                     hit = CACHE.get(key, (stamp, named_by, folder)) if stamp is not None else None
+                    # a run never screened: its events were redacted with what its documents revealed then
+                    if hit is not None and hit[5] is not None and docs_revealed(ref)[0] != hit[5]:
+                        hit = None
                     if hit is not None:
-                        segment, cached_problems, source, named, tools = hit
+                        segment, cached_problems, source, named, tools, _ = hit
                         per_run.append(cached_problems)
                         segments.append(segment)
                         run_sources.append(source)
@@ -146,7 +150,7 @@ def load_events(
                     sealed_tools.append(None)
                     stamp = ref.fs.stat(path)
                     if use_cache and run_problems and stamp is not None and settled(stamp, folder):  # unreadable: keep its report
-                        CACHE.put(key, (stamp, named_by, folder), (_NO_EVENTS, run_problems, source, (), None))
+                        CACHE.put(key, (stamp, named_by, folder), (_NO_EVENTS, run_problems, source, (), None, None))
                     continue
                 data, stamp = got
                 url = ref.fs.url(path)
@@ -164,8 +168,10 @@ def load_events(
                     data, url, strict=problems.strict, errors=corruptions, torn=torn, numbers=numbers, as_written=as_written
                 )
                 sealed_tools.append(tools)
-                if not as_written:  # never screened: redacted once, then cached
-                    shown_records(evs)
+                docs = None  # the stats of the documents whose secrets its events were redacted with
+                if not as_written:  # never screened: redacted once, with what its other files reveal, then cached
+                    docs, values = docs_revealed(ref)
+                    shown_records(evs, values)
                 if corruptions:
                     run_problems.extend(LoadProblem(c.path, c.line_number, c.reason) for c in corruptions)
                 if torn and sealed:  # cut although the run was sealed before this read: damage, not a line in transit
@@ -186,7 +192,8 @@ def load_events(
                 # a file changed this very moment is read again next time; so is a live run's cut last line: it is in
                 # transit, or, once the run is sealed with it still cut, damage to report (the seal leaves its stamp)
                 if use_cache and settled(stamp, folder) and not (torn and not sealed):
-                    fresh.append((key, (stamp, named_by, folder), (segment, run_problems, source, named, tools), stop - start))
+                    value = (segment, run_problems, source, named, tools, docs)
+                    fresh.append((key, (stamp, named_by, folder), value, stop - start))
                 if batch.rows >= _BATCH_ROWS:
                     batch.seal()
                     batch = Batch(extras, _COMPACT)

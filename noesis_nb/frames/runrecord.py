@@ -99,6 +99,7 @@ class RunRecord(TypedDict):
     # set by runs_df: its log or summary changed since the seal (reported so): not compared (``summaryusage``)
     usage_unchecked: NotRequired[bool]
     written_here: NotRequired[bool]  # set by runs_df: sealed by noesis_nb, unedited (its text screened as written)
+    revealed: NotRequired[frozenset[str]]  # set by runs_df for a run not written here: its files' secrets (``runlearned``)
     row: NotRequired[dict[str, Any]]  # runs_df's column values
     sums_checked: NotRequired[dict[str, bool]]  # price table version -> whether the per-model sums hide priced parts
     indexed: NotRequired[bool]  # from ``runindex`` (row and calls, no documents): read in full when those are needed

@@ -17,6 +17,7 @@ from ..secrets import quoted, shown, shown_cut
 from ..secrets.display import environ_hidden
 from ..secrets.environ import environ_secrets
 from ..secrets.records import shown_value
+from ..secrets.revealed import revealed, scrubbed
 from ..store.artifacts import verify_manifest
 from ..store.facts import run_facts
 from ..store.layout import PREPARED_DIRS
@@ -36,6 +37,7 @@ from .problems import LoadProblem, Problems
 from .progress import progress as _progress
 from .provenance import sealed_here
 from .runindex import RunIndex, index_for
+from .runlearned import log_revealed
 from .runrecord import RunRecord, calls_from_events, read_run, run_unchanged, stamp_checks, status_from_log
 from .runusage import PriceMemo, run_usage, sums_hide_priced_parts
 from .sealsizes import REPEATED, changed_problem, content_changed, content_problem, is_seal_change
@@ -283,6 +285,8 @@ def _record(
         record["row"].update(dict.fromkeys(_SUMMARY_FIGURES))
         if record.get("tool_calls_from") == "summary":  # its count of requests is one of its figures
             record["row"]["tool_calls"] = None
+    if not record["written_here"]:
+        _hide_revealed(record, stamp)
     problems.extend(run_problems)
     if use_cache and settled(stamp):  # stamp: every file read, edited in place or not; none changed this very moment
         checks = stamp_checks(ref, stamp) if ref.fs.protocol == "file" else None
@@ -487,7 +491,22 @@ def _shown_text(row: dict[str, Any]) -> None:
             row[name] = shown(row[name])
     tags = row["tags"]
     if type(tags) is dict and tags:
-        row["tags"] = {shown(k): shown_value(v) for k, v in tags.items()}
+        # screened whole, as an event's payload is: a value is judged with its name (``{"password": …}``)
+        row["tags"] = {shown(k): v for k, v in shown_value(tags).items()}
+
+
+def _hide_revealed(record: RunRecord, stamp: dict[str, Any]) -> None:
+    """Hide in the row of a run not written here the values any of its files reveals as secrets (``runlearned``): a
+    password its log names is redacted in its task, flags and tags too. The log's stat joins the run's ``stamp``: a
+    log changed since is read again, and the row made again."""
+    stats, in_log = log_revealed(record["ref"])
+    for name, stat in stats.items():
+        stamp.setdefault(name, stat)
+    values = record["revealed"] = revealed((record["summary"], record["state"], record["final"])) | in_log
+    if values:
+        row = record["row"]
+        for name in (*_FREE_TEXT, "tags"):
+            row[name] = scrubbed(row[name], values)
 
 
 def _success(value: Any) -> bool | None:
@@ -574,8 +593,14 @@ def _outside_vocabulary(docs: dict[str, dict[str, Any]], report: Callable[[str],
                 report(name)(f"{field} {quoted(value, 80)} is not one of Noēsis' values ({', '.join(allowed)}); kept as read")
 
 
-def _as_shown(value: Any, record: RunRecord) -> Any:
-    return value if record.get("written_here") else shown_value(value)
+def _as_shown(value: Any, record: RunRecord, column: Column) -> Any:
+    """An extra column's value as shown: a path's value judged under the key holding it (``summary.tags.password``
+    is screened as ``{"password": value}``, as an event's payload is), a function's alone."""
+    if record.get("written_here"):
+        return value
+    name = next((k for k in reversed(column.path.split(".")) if not k.lstrip("-").isdigit()), None) if column.path else None
+    value = shown_value(value) if name is None else shown_value({name: value})[name]
+    return scrubbed(value, record.get("revealed") or frozenset())
 
 
 def _batch(summary: dict[str, Any], state: dict[str, Any], metrics: dict[str, Any]) -> dict[str, Any]:
@@ -617,7 +642,7 @@ def _frame(records: list[RunRecord], extras: tuple[Column, ...], prices: Pricer)
     for column in extras:  # a later one of the same name replaces an earlier, as assigning it did
         data.pop(column.name, None)
         # any part of the run's files: redacted unless noesis_nb screened them as it wrote them
-        values = [_as_shown(column.value(_view(r)), r) for r in records]
+        values = [_as_shown(column.value(_view(r)), r, column) for r in records]
         values = environ_hidden(values) or values
         data[column.name], found = extra_series(column, values, [r["ref"].fs.url(r["ref"].path) for r in records])
         odd.extend(found)

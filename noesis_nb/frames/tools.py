@@ -17,6 +17,7 @@ from ..secrets.display import environ_hidden
 from ..secrets.environ import environ_secrets
 from ..secrets.quoted import quoted
 from ..secrets.records import shown_value
+from ..secrets.revealed import scrubbed
 from ..store.layout import PREPARED_DIRS
 from ..store.ownership import abandoned
 from ..store.seal import vouched_records
@@ -31,6 +32,7 @@ from .fs import UNREAD, BadFile, dir_stamp, local_unchanged, prefetch_remote, se
 from .gcpause import without_gc
 from .loadwarning import warn_of_problems
 from .problems import LoadProblem, Problems
+from .runlearned import docs_revealed, log_revealed
 from .sealsizes import listed_sizes, size_changes
 from .shapes import APPROVAL, EXECUTION, PREPARED, check
 from .shownids import ids_shown
@@ -404,6 +406,7 @@ def _run_drafts(
     rows, records = [], []
     by_draft, by_request, seen = facts
     calls = tool_calls(listed, seen)
+    revealed: frozenset[str] | None = None
     for draft in calls.drafts:
         p, a, e = prepared.get(draft, {}), approvals.get(draft, {}), executions.get(draft, {})
         # a read tool's draft is named by no event before its execution starts: its request's events are its own
@@ -413,7 +416,10 @@ def _run_drafts(
         # a record noesis_nb did not screen as it wrote it: redacted as read, and its draft id as the events'
         # ``draft_id`` is (an id: token shapes, not randomness; ``draft:<run>:<random request id>``)
         if not screened:
-            p, a, e, named = shown_value(p), shown_value(a), shown_value(e), redact(draft, entropy=False)[0]
+            if revealed is None:  # what the run's other files name a secret, hidden in its records too
+                revealed = _revealed(ref, stamps)
+            p, a, e = (scrubbed(shown_value(doc), revealed) for doc in (p, a, e))
+            named = redact(draft, entropy=False)[0]
         rows.append(_checked_row(ref, source, named, (p, a, e), found, problems, urls.get(draft), ended))
         records.append({"prepared": p, "approval": a, "execution": e})
     for row in _request_rows(ref, source, [(r, by_request.get(r, {})) for r in calls.requests], problems, ended):
@@ -421,6 +427,16 @@ def _run_drafts(
         records.append({"prepared": {}, "approval": {}, "execution": {}})
     problems.settle()
     return rows, records, problems.items
+
+
+def _revealed(ref: RunRef, stamps: dict[str, Any]) -> frozenset[str]:
+    """The secrets the run's documents and log hold (``runlearned``), their files' stats kept with its drafts: a file
+    naming another since reads the drafts again."""
+    values: frozenset[str] = frozenset()
+    for stats, found in (docs_revealed(ref), log_revealed(ref)):
+        stamps.update({ref.file(name): stat for name, stat in stats.items()})
+        values |= found
+    return values
 
 
 def _request_rows(

@@ -19,6 +19,7 @@ from typing import Any
 from .._envvars import approver_id_from_env
 from ..errors import EpisodeStateError, EventLogCorruption, quoted_path
 from ..secrets.quoted import quoted
+from ..secrets.revealed import scrubbed
 from ..store import (
     find_run_dir,
     is_sealed,
@@ -29,6 +30,7 @@ from ..store import (
 from ..store.eventlog import read_run_events
 from ..store.facts import run_facts, shaped_events
 from ..store.ownership import holder
+from ..store.revealedrun import run_revealed
 from ..store.runfiles import change_stamp, stamps_settled
 from ..store.sealing import seal_state
 from ..store.status import LOST_HINT, status_now
@@ -95,19 +97,15 @@ class DiskRun:
         unread: list[EventLogCorruption] = []
         log = self.run_dir / "events.jsonl"
         events = shaped_events(read_run_events(log, sealed=lambda: seal_state(self.run_dir).ended, errors=unread))
-        facts = run_facts(
-            self.run_dir.name,
-            summary=read_summary(self.run_dir),
-            state=read_state(self.run_dir),
-            events=events,
-            final=read_final(self.run_dir),
-            with_usage=True,
-        )
-        self.events = events
+        summary, state, final = read_summary(self.run_dir), read_state(self.run_dir), read_final(self.run_dir)
+        facts = run_facts(self.run_dir.name, summary=summary, state=state, events=events, final=final, with_usage=True)
+        # a secret one of its files names (``{"password": …}``), in clear in another: hidden in all that is shown
+        revealed = run_revealed(self.run_dir, summary, state, final, events)
+        self.events = scrubbed(events, revealed)  # (its drafts and pauses are read from the events as written)
         self.problems: list[str] = _log_problems(unread)  # what of the run could not be read (a view shows the last)
         self.episode_id = facts.episode_id
-        self.task = facts.task or ""
-        self.using = facts.using or ""
+        self.task = scrubbed(facts.task or "", revealed)
+        self.using = scrubbed(facts.using or "", revealed)
         self._status = facts.status
         self._lost = status_now(self.run_dir, facts.status) == "lost"  # as the views were last told (``lost`` asks anew)
         self.started_at = facts.started_at or (events[0].get("timestamp") if events else None)

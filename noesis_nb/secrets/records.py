@@ -11,6 +11,7 @@ events (a phase, an agent) is judged once per load.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 import orjson
@@ -36,23 +37,27 @@ _PLAIN = (int, float, bool, type(None))
 _TEXTS: dict[str, str] = {}  # agents, phases and faculties repeat on every event of every run: judged once each
 
 
-def shown_records(records: list[Any]) -> None:
+def shown_records(records: list[Any], revealed: Iterable[str] = ()) -> set[str]:
     """Redact, in place, the secrets of freshly parsed event records (dicts the caller owns): one run's events.
+    Returns the secret values found in them.
 
     A secret found in one event is redacted in every event of the run, before it as after it (``psql connected
-    as bob (<password>)`` beside the ``export PGPASSWORD=…`` that names it), as a live run does with what it learns."""
+    as bob (<password>)`` beside the ``export PGPASSWORD=…`` that names it), as a live run does with what it learns;
+    so are ``revealed``, the values the run's other documents show as secrets (``revealed.revealed``)."""
     records = [r for r in records if type(r) is dict]
     # a key streamed one delta per event, read as given; a value this process knows too (``known_shown``)
     known = shown_known()
     hunt = known.found_in if known.levels else None
     found = redact_streams(records, shaped if hunt is None else lambda text: shaped(text) | hunt(text))
     _shown_each(records, found)
-    if found:
+    hunted = found.union(revealed)
+    if hunted:
         learned = RunSecrets()
-        if learned.learn(found):
+        if learned.learn(hunted):
             for record in records:
                 for key, value in record.items():
                     record[key] = learned.scrub(value)
+    return found
 
 
 def _shown_each(records: list[dict[str, Any]], found: set[str]) -> None:

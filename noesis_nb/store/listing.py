@@ -14,10 +14,12 @@ from .._jsonkeys import is_repeated_reason
 from ..errors import EventLogCorruption, InvalidOptionError
 from ..secrets.quoted import quoted
 from ..secrets.records import shown_value
+from ..secrets.revealed import scrubbed
 from .artifacts import is_sealed, read_json_checked, read_state, read_summary, verify_manifest
 from .eventlog import parse_lines, read_events
 from .facts import run_facts
 from .instants import utc_micros
+from .revealedrun import run_revealed
 from .roots import check_root, iter_run_dirs
 from .runfiles import UnreadableRunFile, read_file
 from .scan import shown_path, stray_reason, stray_run_files
@@ -81,7 +83,7 @@ def _row(
         manifest_status = {"ok": "ok", "no_manifest": "missing"}.get(check.status, check.status)
     if facts.episode_id != run_dir.name and problems is not None:
         problems.append(_other_name(run_dir, facts.episode_id, summary))
-    return {
+    row = {
         "episode_id": run_dir.name,
         # a run Noēsis wrote, or one crafted here, was never screened: each text redacted, each misfit unknown
         "task": shown_value(facts.task),
@@ -100,6 +102,14 @@ def _row(
         "sealed": True if seal is not None and seal.sealed else is_sealed(run_dir),
         "run_dir": str(run_dir),
     }
+    values = run_revealed(run_dir, summary, state)  # a secret one file names, in clear in another: hidden in each
+    for name in _SHOWN_TEXT if values else ():
+        row[name] = scrubbed(row[name], values)
+    return row
+
+
+#: the fields of a row shown from the run's own files
+_SHOWN_TEXT = ("task", "flags", "outcome", "process", "manifest", "using", "source")
 
 
 def _fits(value: Any, rule: Callable[[Any], bool]) -> Any:

@@ -253,9 +253,9 @@ def _count_screening(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     calls = {"events": 0, "runs": 0}
     records, texts = eventblocks.shown_records, runs._shown_text
 
-    def counted_records(evs: Any) -> Any:
+    def counted_records(evs: Any, *revealed: Any) -> Any:
         calls["events"] += 1
-        return records(evs)
+        return records(evs, *revealed)
 
     def counted_texts(row: Any) -> Any:
         calls["runs"] += 1

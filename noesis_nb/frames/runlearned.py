@@ -1,0 +1,69 @@
+"""The secrets a run noesis_nb did not write reveals in its files, for the readers of its other files.
+
+``runs_df`` shows a run's summary and state, ``events_df`` (and the frames made from it) its log: each redacts, in
+every field it shows from the run, the values all the run's documents reveal as secrets (``secrets.revealed``),
+whichever was read first. What a reader does not read itself is read here, kept (``_KEPT``) under the stats of the
+files read: a file changed since (a log naming a password now) is read again, and the rows a reader made
+from the run hold the same stats in their own stamps (``stats``), so a warm load never keeps a value in clear.
+Only a run noesis_nb did not seal comes here: one it sealed was screened as it was written.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from ..secrets.revealed import revealed, revealed_in_log
+from .fs import BadFile, Stat, settled
+from .source import RunRef
+
+__all__ = ["DOCS", "docs_revealed", "log_revealed"]
+
+#: a run's documents other than its log (``events.jsonl``)
+DOCS = ("summary.json", "state.json", "final.json")
+_KEPT: dict[tuple[Any, ...], tuple[dict[str, Any], frozenset[str]]] = {}  # (run, files) -> (their stats, values)
+_KEPT_MAX = 8192
+
+
+def docs_revealed(ref: RunRef) -> tuple[dict[str, Stat | None], frozenset[str]]:
+    """(the stats of the run's documents, the secret values they hold)."""
+    return _kept(ref, DOCS, _docs_values)
+
+
+def log_revealed(ref: RunRef) -> tuple[dict[str, Stat | None], frozenset[str]]:
+    """({"events.jsonl": its stat}, the secret values its events hold)."""
+    return _kept(ref, ("events.jsonl",), lambda data: revealed_in_log(data[0] or b""))
+
+
+def _kept(ref: RunRef, names: tuple[str, ...], values: Any) -> tuple[dict[str, Stat | None], frozenset[str]]:
+    key = ("revealed", ref.fs.protocol, ref.path, names)
+    stats = {name: ref.fs.stat(ref.file(name)) for name in names}  # taken before reading: a change since shows next time
+    hit = _KEPT.get(key)
+    if hit is not None and hit[0] == stats:
+        return stats, hit[1]
+    found: frozenset[str] = values([_read(ref, name) if stats[name] is not None else None for name in names])
+    if settled(stats):
+        if len(_KEPT) >= _KEPT_MAX:
+            _KEPT.clear()
+        _KEPT[key] = (stats, found)
+    return stats, found
+
+
+def _read(ref: RunRef, name: str) -> bytes | None:
+    try:
+        got = ref.read(name)
+    except BadFile:  # reported by the reader that shows the file; none of its text is shown
+        return None
+    return None if got is None else got[0]
+
+
+def _docs_values(data: list[bytes | None]) -> frozenset[str]:
+    docs = []
+    for raw in data:
+        if raw:
+            try:
+                docs.append(orjson.loads(raw))
+            except orjson.JSONDecodeError:
+                continue
+    return revealed(docs)

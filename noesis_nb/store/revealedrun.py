@@ -1,0 +1,47 @@
+"""The secrets a run noesis_nb did not seal reveals in its files, for ``list_runs`` and a run's view.
+
+A run named once a password in one file (an event's ``{"password": …}``) may hold it in clear in another (its task,
+a flag): each field shown from the run is redacted with what all its files reveal (``secrets.revealed``), as the
+frames do (``frames.runlearned``). A run this user's seal vouches for, unchanged since, was screened as it was
+written: it is read as written, its log not scanned.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from ..secrets.revealed import revealed, revealed_in_log
+from .artifacts import read_json_checked
+from .runfiles import UnreadableRunFile, change_stamp, read_file
+from .seal import SEAL_KEY, vouched
+
+__all__ = ["run_revealed"]
+
+
+def run_revealed(run_dir: Path, summary: Any, state: Any, final: Any = None, events: list[Any] | None = None) -> frozenset[str]:
+    """The secret values ``run_dir``'s files hold (its summary, state and final.json as read, else read here; its
+    log: ``events`` as parsed, else read here); none for a run sealed here and unchanged since."""
+    if final is None:
+        final = read_json_checked(run_dir / "final.json", within=run_dir)[0]
+    ext = final.get("x-noesis_nb") if type(final) is dict else None
+    seal = ext.get(SEAL_KEY) if type(ext) is dict else None
+    if seal is not None and vouched(seal, run_dir.name, _stamp(run_dir / "events.jsonl"), _stamp(run_dir / "summary.json")):
+        return frozenset()
+    if events is None:
+        try:
+            got = read_file(os.fspath(run_dir / "events.jsonl"), os.fspath(run_dir))
+        except UnreadableRunFile:  # said by the reader of the log; none of its text is shown
+            got = None
+        in_log = revealed_in_log(got[0]) if got is not None else frozenset()
+    else:
+        in_log = revealed([events])
+    return revealed((summary, state, final)) | in_log
+
+
+def _stamp(path: Path) -> Any:
+    try:
+        return change_stamp(os.stat(path, follow_symlinks=False))
+    except OSError:
+        return None
