@@ -24,6 +24,7 @@ from ..store.scan import scan_run_dirs_with_stats, shown_path, stray_id, stray_r
 from ..store.sealing import SealState
 from ..store.shownnames import found_shown, shown_id
 from .fs import LocalFS, RemoteFS, RunFS, Stat, open_remote, shown_source
+from .lookalike import folded_id, hidden_in
 from .problems import LoadProblem
 
 __all__ = ["RunRef", "resolve_source", "episode_filter", "Source", "named_runs", "distinct_runs", "stray_runs"]
@@ -209,22 +210,39 @@ def stray_runs(source: Source, episodes: list[str] | None, refs: list[RunRef]) -
 
 
 def distinct_runs(refs: list[RunRef], problems: Any) -> list[RunRef]:
-    """``refs`` with one run folder per episode id: the first in ``source`` order is read, each later folder of the
-    same name (a copy in another root, the same id under two labels) is left out, one problem each naming the one
-    read. Read both, their rows would carry one episode id: events of two runs as one, tokens and costs counted
-    twice. Every frame keeps the same folder, so runs_df, events_df, tools_df and usage_df agree."""
+    """``refs`` with one run folder per episode id: the first in ``source`` order is read (one named as the id prints
+    before a look-alike, ``lookalike.folded_id``), each other folder of the same name (a copy in another root, the
+    same id under two labels) is left out, one problem each naming the one read. Read both, their rows would carry
+    one episode id: events of two runs as one, tokens and costs counted twice. Every frame keeps the same folder, so
+    runs_df, events_df, tools_df and usage_df agree."""
     first: dict[str, RunRef] = {}
+    names: list[tuple[str, str]] = []
+    for ref in refs:  # a look-alike (``ep_…\u200b…``) is the same id; a folder named as the id reads is read first
+        name = ref.name
+        key = name if name.isascii() and name.isprintable() and " " not in name else folded_id(name)  # no call a plain id
+        names.append((name, key))
+        seen = first.setdefault(key, ref)
+        if seen is not ref and name == key and seen.name != key:
+            first[key] = ref
     kept = []
-    for ref in refs:
-        seen = first.setdefault(ref.name, ref)
+    for ref, (name, key) in zip(refs, names):
+        seen = first[key]
         if seen is not ref:
+            alike = "" if seen.name == name else f" as it reads (this folder's name is {quoted(name, 100)})"
             problems.add(
                 ref.url,
-                f"another run folder has episode id {quoted(ref.name, 80)} too, and was read instead: {seen.url} "
-                "(the first in source order). This one is left out, so no run's rows are counted twice. Rename one of "
-                "the folders, or load each root on its own to compare them",
+                f"another run folder has episode id {quoted(seen.name, 80)} too{alike}, and was read instead: {seen.url} "
+                f"({'named as the id prints, or ' if alike else ''}the first in source order). This one is left out, so "
+                "no run's rows are counted twice. Rename one of the folders, or load each root on its own to compare them",
             )
             continue
+        if key != name and (hidden := hidden_in(name)):  # kept (a folder only read is never refused for its name), said
+            problems.add(
+                ref.url,
+                f"the run folder's name {quoted(name, 100)} holds characters that print as nothing or as blank "
+                f"({', '.join(hidden)}): it may print like another run's id, and no writer makes such an id. It is read "
+                "as a run of its own; rename the folder to its episode id (letters, digits and _.:@+=-)",
+            )
         kept.append(ref)
     return kept
 
