@@ -37,12 +37,16 @@ def log_revealed(ref: RunRef) -> tuple[dict[str, Stat | None], frozenset[str]]:
 
 
 def _kept(ref: RunRef, names: tuple[str, ...], values: Any) -> tuple[dict[str, Stat | None], frozenset[str]]:
-    key = ("revealed", ref.fs.protocol, ref.path, names)
-    stats = {name: ref.fs.stat(ref.file(name)) for name in names}  # taken before reading: a change since shows next time
+    key = (ref.fs.protocol, ref.path, names)
     hit = _KEPT.get(key)
-    if hit is not None and hit[0] == stats:
-        return stats, hit[1]
-    found: frozenset[str] = values([_read(ref, name) if stats[name] is not None else None for name in names])
+    if hit is not None:  # read before: stat its files to see whether they changed since
+        stats = {name: ref.fs.stat(ref.file(name)) for name in names}
+        if hit[0] == stats:
+            return stats, hit[1]
+    # each file's stat comes with its read (taken before its bytes): a change since shows next time
+    got = {name: _read(ref, name) for name in names}
+    stats = {name: None if g is None else g[1] for name, g in got.items()}
+    found: frozenset[str] = values([None if g is None else g[0] for g in got.values()])
     if settled(stats):
         if len(_KEPT) >= _KEPT_MAX:
             _KEPT.clear()
@@ -50,12 +54,11 @@ def _kept(ref: RunRef, names: tuple[str, ...], values: Any) -> tuple[dict[str, S
     return stats, found
 
 
-def _read(ref: RunRef, name: str) -> bytes | None:
+def _read(ref: RunRef, name: str) -> tuple[bytes, Stat] | None:
     try:
-        got = ref.read(name)
+        return ref.read(name)
     except BadFile:  # reported by the reader that shows the file; none of its text is shown
         return None
-    return None if got is None else got[0]
 
 
 def _docs_values(data: list[bytes | None]) -> frozenset[str]:
