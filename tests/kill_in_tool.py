@@ -24,6 +24,19 @@ TOOL = (
 )
 
 
+#: an adapter module's source whose one governed tool runs TOOL (``inputs``: ``tool``, the code; ``marks``, its folder)
+APPEND_AGENT = """
+import sys
+
+async def append(task, ctx):
+    out = await ctx.tool_async(
+        "fs.append", {"argv": [sys.executable, "-c", ctx.inputs["tool"], ctx.inputs["marks"]]},
+        effect="write", risk="high",
+    )
+    return out["returncode"]
+"""
+
+
 def start_process(code: str, *args: str, path: tuple[Path, ...] = ()) -> subprocess.Popen[bytes]:
     """Run ``code`` in a Python process of its own, with the repository (and ``path``) importable."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(str(p) for p in (REPO, *path))}

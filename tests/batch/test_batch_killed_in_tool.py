@@ -12,18 +12,9 @@ from pathlib import Path
 import noesis_nb
 
 from ..compat.checker import check_run
+from ..kill_in_tool import APPEND_AGENT as AGENT
 from ..kill_in_tool import TOOL, kill_in_tool
 
-AGENT = """
-import sys
-
-async def append(task, ctx):
-    out = await ctx.tool_async(
-        "fs.append", {"argv": [sys.executable, "-c", ctx.inputs["tool"], ctx.inputs["marks"]]},
-        effect="write", risk="high",
-    )
-    return out["returncode"]
-"""
 BATCH = """
 import asyncio, sys
 sys.path.insert(0, sys.argv[3])

@@ -15,18 +15,9 @@ import pytest
 import noesis_nb
 
 from ..compat.checker import check_run
+from ..kill_in_tool import APPEND_AGENT as AGENT
 from ..kill_in_tool import TOOL, kill, start_process, wait_until_tool_began
 
-AGENT = """
-import sys
-
-async def append(task, ctx):
-    out = await ctx.tool_async(
-        "fs.append", {"argv": [sys.executable, "-c", ctx.inputs["tool"], ctx.inputs["marks"]]},
-        effect="write", risk="high",
-    )
-    return out["returncode"]
-"""
 RESUME = """
 import sys
 import noesis_nb
