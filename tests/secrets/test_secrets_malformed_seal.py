@@ -46,7 +46,7 @@ def test_a_malformed_seal_is_screened_and_fails_no_frame(tmp_path: Path, monkeyp
     (bad / "final.json").write_text(json.dumps(final))
     screened: list[int] = []
     records = eventblocks.shown_records
-    monkeypatch.setattr(eventblocks, "shown_records", lambda evs: (screened.append(1), records(evs))[1])
+    monkeypatch.setattr(eventblocks, "shown_records", lambda evs, *rest: (screened.append(1), records(evs, *rest))[1])
     events = noesis_nb.events_df(runs, cache=False, progress=False)
     assert len(screened) == 1  # the crafted run alone; the genuine one is read as written
     assert events["episode_id"].nunique() == 2

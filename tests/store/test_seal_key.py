@@ -62,7 +62,7 @@ if sys.argv[2] == "write":
     noesis_nb.solve("plain", using=agent, runs_dir=sys.argv[1], approver="auto")
 calls = []
 screen = eventblocks.shown_records
-eventblocks.shown_records = lambda evs: (calls.append(1), screen(evs))[1]
+eventblocks.shown_records = lambda evs, *rest: (calls.append(1), screen(evs, *rest))[1]
 noesis_nb.events_df(sys.argv[1], cache=False)
 print(len(calls))
 """
