@@ -21,8 +21,15 @@ _Q = r"""\\?["']?"""  # a quote around a field's name or value, escaped inside a
 _NAME_FIELD = r"(?:name|key|Name|Key|ParameterKey|OptionName|header|Header)"
 _VALUE_FIELD = r"(?:value|Value|ParameterValue)"
 _FIELD_NAME = r"(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})"
-# a field's value: quoted (to its closing quote, on its line) or a bare word to its line's end (YAML)
-_FIELD_VALUE = r"""(?:\\?"(?P<dq>[^"\\\n]+)|'(?P<sq>[^'\n]+)'|(?P<bare>[^\s"'{}\[\],][^\n"'{}\[\],]*))"""
+# a field's value: quoted (to its closing quote, on its line) or a bare word to its line's end (YAML), of at most
+# 1,024 characters (a longer one is no pair here: the randomness rule judges a long word). Each is taken whole, never
+# given back (possessive), and bounded: a value the pattern then finds no name after is no pair, and trying every
+# shorter cut of it, each with its 200 characters between, or reading each ``value:`` of a long line to the line's
+# end, made one long line of prose cost seconds
+_FIELD_VALUE = (
+    r"""(?:\\?"(?P<dq>[^"\\\n]{1,1024}+)(?![^"\\\n])|'(?P<sq>[^'\n]{1,1024}+)'"""
+    r"""|(?P<bare>[^\s"'{}\[\],][^\n"'{}\[\],]{0,1023}+)(?![^\n"'{}\[\],]))"""
+)
 # what stands between the two fields of one entry: no brace or bracket (another object), no new YAML list item
 _BETWEEN = r"(?:(?!\n[ \t]*-[ \t])[^{}\[\]]){0,200}?"
 _SEP = r"[ \t]*:[ \t]*"
