@@ -318,12 +318,34 @@ def in_url(text: str, at: int, word: str) -> bool:
     )
 
 
+# a piece of a key cut at its ``/`` (base64 holds ``/``: an AWS secret key ``wJalrXUtnFEMI/K7MDENG/bPxRfiCY…``): of
+# key characters, and mixing cases and digits or holding ``+`` (a path's words, ``v1``, ``rotate``, ``d``, are none)
+_KEY_PIECE = re.compile(r"[A-Za-z0-9+=_-]{4,}")
+
+
+def _key_piece(part: str) -> bool:
+    if _KEY_PIECE.fullmatch(part) is None:
+        return False
+    kinds = (any(c.isupper() for c in part), any(c.islower() for c in part), any(c.isdigit() for c in part))
+    return sum(kinds) >= 2 or "+" in part
+
+
 def url_parts(word: str) -> list[tuple[int, int]]:
-    """The spans of the parts of ``word`` between its ``/`` long enough to judge (20+ characters), but public ids
-    (``public_ids``): a redaction inside a URL never spans a ``/``."""
-    spans, pos = [], 0
-    for part in word.split("/"):
+    """The spans of ``word`` to judge: each part between its ``/`` long enough (20+ characters), but public ids
+    (``public_ids``), so a URL's host and words are never hidden with a key; and each run of adjacent parts that look
+    like pieces of one key (``_key_piece``), 20+ characters together, as one: a key holding ``/`` is judged whole, not
+    as pieces each too short to judge (``/v1/Zq8r3kVbXw9Lm/Pq2T+tY7uJf0H/n5aBcDeRs4GhW/rotate``)."""
+    spans: list[tuple[int, int]] = []
+    run: list[tuple[int, int]] = []
+    pos = 0
+    for part in [*word.split("/"), ""]:  # the empty end closes the last run
         if len(part) >= 20 and not public_id(part):
             spans.append((pos, pos + len(part)))
+        if _key_piece(part):
+            run.append((pos, pos + len(part)))
+        else:
+            if len(run) > 1 and run[-1][1] - run[0][0] >= 20 and not public_id(word[run[0][0] : run[-1][1]]):
+                spans.append((run[0][0], run[-1][1]))
+            run = []
         pos += len(part) + 1
     return spans

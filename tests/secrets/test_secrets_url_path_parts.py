@@ -35,3 +35,26 @@ def test_key_after_host_alone_still_hidden() -> None:
     # a base64 key holding ``/`` outside a URL is still one word
     aws = "DNxril3RavGD5M/fvJ7NScUykT8C8U/BkkpdhiG37L"
     assert redact(f"secret is {aws} ok")[0] == f"secret is {REDACTED_VALUE} ok"
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    head=st.sampled_from(HEADS),
+    key=keys([""]).filter(lambda k: len(k) >= 36),
+    cuts=st.lists(st.integers(min_value=6, max_value=14), min_size=1, max_size=3),
+    tail=st.sampled_from(["/rotate", "/edit", ""]),
+)
+def test_a_key_holding_slashes_in_a_url_path_is_hidden_whole(head: str, key: str, cuts: list[int], tail: str) -> None:
+    # base64 holds ``/`` (an AWS secret key ``wJalrXUtnFEMI/K7MDENG/bPxRfiCY…``): cut at its slashes into pieces each
+    # too short to judge alone, a key in a URL's path was written in clear, whole or but for its longest piece
+    pieces, rest = [], key
+    for cut in cuts:
+        if len(rest) > cut + 6:
+            pieces.append(rest[:cut])
+            rest = rest[cut:]
+    slashed = "/".join([*pieces, rest])
+    alone, _ = redact({"text": key})
+    shown, _ = redact({"text": head + slashed + tail})
+    if alone["text"] == REDACTED_VALUE:  # a key the rule hides standing alone is hidden in the URL, its host kept
+        assert not any(len(p) >= 4 and p in shown["text"] for p in [*pieces, rest]), shown["text"]
+        assert shown["text"].startswith(head.rsplit("/", 1)[0]) and shown["text"].endswith(tail), shown["text"]
