@@ -279,19 +279,21 @@ def close_act(
         steps = (rec.state.get("plan") or {}).get("steps") or []
         if steps:
             steps[0]["status"] = payload["step_status"]
-        if payload.get("synthetic") is not True:  # an act closing a run no action of it made: not among its actions
-            record_action(
-                rec,
-                {
-                    "id": action_id,
-                    "kind": "adapter",
-                    "tool": using,
-                    "input_excerpt": task[:120],
-                    "result_status": status,
-                    "timestamp": act["timestamp"],
-                    "step_id": "step-1",
-                },
-            )
+        # among the state's actions as among the act events (act_count), a ``synthetic`` act (closing a run no action
+        # of it made) too: marked so, as its event is
+        record_action(
+            rec,
+            {
+                "id": action_id,
+                "kind": "adapter",
+                "tool": using,
+                "input_excerpt": task[:120],
+                "result_status": status,
+                "timestamp": act["timestamp"],
+                "step_id": "step-1",
+                **({"synthetic": True} if payload.get("synthetic") is True else {}),
+            },
+        )
     else:
         act_id = rec.by_phase["act"][-1].get("id")
     reflect_id = None

@@ -57,7 +57,6 @@ class EventTally:
         "tools",
         "start_ts",
         "first_act_ts",
-        "synthetic_acts",
         "first_veto_ts",
         "calls",
         "usage",
@@ -71,7 +70,6 @@ class EventTally:
         self.tools: set[Any] = set()
         self.start_ts: Any = None  # the start, first act and first enforced veto events' times, as written
         self.first_act_ts: Any = None
-        self.synthetic_acts = 0  # acts marked ``synthetic``: no action of the episode (Noēsis counts none of them)
         self.first_veto_ts: Any = None
         # one row per model call (``store.facts.call_row``): the summary's usage, and the live ``usage_calls`` and
         # ``usage`` totals (one row shared by all three, never changed once added)
@@ -118,7 +116,8 @@ class EventTally:
                 self.start_ts = e.get("timestamp")
         elif phase == "act":
             if payload is not None and payload.get("synthetic") is True:
-                self.synthetic_acts += 1  # no action: Noēsis' act_count and first_action_ms skip it, and no tool used
+                # an act ``resume_run`` wrote to close a run its lost process left open: counted in act_count (every
+                # act event is), but no action of the episode's own, so not its first action nor a tool it used
                 return
             if self.first_act_ts is None:
                 self.first_act_ts = e.get("timestamp")
@@ -227,9 +226,11 @@ def build_summary(
         "governance_would_vetoed": governance.get("would_veto_count", 0),
         "plan_count": phases.get("plan", 0),
         "plan_total": len(steps),
-        "steps": phases.get("act", 0) - tally.synthetic_acts,  # Noēsis keeps steps equal to act_count
+        "steps": phases.get("act", 0),  # Noēsis keeps steps equal to act_count
         "ideal_steps": len(steps),
-        "act_count": phases.get("act", 0) - tally.synthetic_acts,
+        # every act event, a synthetic one too (Noēsis' artifact invariant: act_count equals the act events; only its
+        # pre-1.3 smoke runs left their planner's synthetic act out)
+        "act_count": phases.get("act", 0),
         "reflect_count": phases.get("reflect", 0),
         "interpret_count": phases.get("interpret", 0),
         "intuition_events": phases.get("intuition", 0),

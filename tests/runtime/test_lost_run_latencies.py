@@ -3,7 +3,8 @@
 with is written at the seal. Before, that act counted as the run's first action: ``first_action_ms`` spanned the
 whole time the run lay dead (35 s against a ``total_ms`` of 140). Now the sealer's act is ``synthetic`` (as Noēsis
 marks an act that is no action of the episode), ``first_action_ms`` skips it as Noēsis' does (left out: the episode
-never acted), and the run passes tests/compat's checker."""
+never acted), and the run passes tests/compat's checker. Its act still counts in ``act_count`` (every act event
+does: Noēsis' artifact invariant)."""
 
 from __future__ import annotations
 
@@ -66,8 +67,10 @@ def test_a_lost_runs_first_action_is_not_the_act_its_seal_wrote(runs_dir: Path, 
     assert "first_action_ms" not in latencies
     assert act["payload"].get("synthetic") is True  # no action of the episode, as Noēsis marks one
     assert summary["metrics"]["top_reasons"] == ["process_lost"]
-    # the state's actions are the summary's act_count, as in Noēsis' runs; no tool was used by an act of the episode
+    # act_count is the act events (Noēsis' artifact invariant), the sealer's too, and so are the state's actions (that
+    # one marked as its event is); no tool was used by an act of the episode
     state = json.loads((run / "state.json").read_text())
-    assert len(state["outcomes"]["actions"]) == summary["metrics"]["act_count"] == 0
+    assert len(state["outcomes"]["actions"]) == summary["metrics"]["act_count"] == len([e for e in sealed if e["phase"] == "act"])
+    assert state["outcomes"]["actions"][0].get("synthetic") is True
     assert summary["metrics"]["tool_coverage"] == 0.0
     assert check_run(run) == []
