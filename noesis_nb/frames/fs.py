@@ -8,11 +8,12 @@ and modification time/ETag of every file), then fetches many files concurrently 
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol, TypeVar
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, quote, unquote
 
 from ..errors import InvalidOptionError, MissingExtraError, RunNotFoundError, RunsDirError
 from ..secrets.names import REDACTED_VALUE
@@ -23,7 +24,12 @@ from ..store.runfiles import UnreadableRunFile as BadFile
 from ..store.runfiles import _too_large as too_large
 from ..store.scan import MARKERS
 from ..store.sealing import SEAL_FILES, SealState, read_seal_file, seal_state
-from .remotefetch import UNSIZED, fetch, size_of
+from .remotefetch import UNSIZED, described, fetch
+
+#: the schemes whose listing is an index page a server writes (its links decoded, kept inside the root)
+_WEB = frozenset({"http", "https"})
+#: names keys of files nothing proves unchanged: each differs from every other, so a warm load reads them again
+_UNPROVEN = itertools.count()
 
 __all__ = [
     "LocalFS",
@@ -116,6 +122,7 @@ class RemoteFS:
         self._dirs: dict[str, list[str]] = {}
         self._data: dict[str, bytes] = {}
         self._failed: dict[str, BadFile] = {}  # listed files the server would not even size
+        self.refused: dict[str, str] = {}  # links of an http listing not followed (leaving the root): link -> why
 
     def join(self, base: str, *parts: str) -> str:
         return "/".join([base.rstrip("/"), *parts])
@@ -131,36 +138,67 @@ class RemoteFS:
         http server it cannot reach, which would read as an empty frame.
         """
         root = root.rstrip("/")
+        failed: Exception | None = None
         try:
             found = self.fs.find(root, detail=True)
             if not found:
                 self.fs.info(root)  # FileNotFoundError (its cause: why an http server was not reached) or a folder
         except Exception as exc:  # the storage library's own (botocore, aiohttp, …): said as one error of ours
-            raise _listing_refused(self.url(root), exc) from exc
+            failed = exc
+        if failed is not None:  # raised outside the handler: no chained error carries the URL's query string
+            raise _listing_refused(self.url(root), failed)
+        web = self.protocol in _WEB
         for path, info in found.items():
             if info.get("type") == "directory":
                 continue
+            if web:  # an index page is text a server makes: its links are decoded and kept inside the root
+                path = self._inside(root, path)
+                if path is None or path in self._info:  # refused, or another spelling of a name already listed
+                    continue
             key = info.get("ETag") or info.get("LastModified") or info.get("mtime") or info.get("created")
             size = info.get("size")  # None: not said (a stock http server's index page), found when read, never 0
-            self._info[path] = (size if type(size) is int else None, str(key))  # type: ignore[assignment]
+            self._info[path] = (size if type(size) is int else None, None if key is None else str(key))  # type: ignore[assignment]
             parent, _, name = path.rpartition("/")
             self._dirs.setdefault(parent, []).append(name)
         runs = sorted(d for d, names in self._dirs.items() if any(m in names for m in _MARKERS))
         depth = root.count("/")
         return [d for d in runs if d == root or d.count("/") - depth in (1, 2)]
 
+    def _inside(self, root: str, path: str) -> str | None:
+        """``path`` of an http listing with each name decoded and spelled one way (``ep_%69d`` is ``ep_id``); None,
+        the link kept in ``refused``, for one leaving the root (``../``, another place) or whose decoded name holds
+        a path separator: locally a link out of the root is never followed either."""
+        if not path.startswith(root + "/"):
+            self.refused.setdefault(path, "it leads out of the root")
+            return None
+        parts = path[len(root) + 1 :].split("/")
+        names = [unquote(part) for part in parts]
+        for i, name in enumerate(names):
+            if name in ("", ".", "..") or "/" in name or "\\" in name:
+                up = name in ("", ".", "..")
+                why = "it leads out of the root" if up else "its decoded name holds a path separator"
+                end = i + 1
+                while up and end < len(names) - 1 and names[end - 1] in ("", ".", ".."):
+                    end += 1  # the link as written (``../ep_parent``), not only its ``..``
+                self.refused.setdefault("/".join([root, *parts[:end]]), why)
+                return None
+        return "/".join([root, *(quote(name, safe=":@=") for name in names)])
+
     def stat(self, path: str) -> Stat | None:
-        """The listing's (size, ETag/mtime); a size it did not give is asked of the server (None when it cannot say)."""
+        """(size, what proves the file unchanged): the listing's ETag/mtime, else the server's answer to HEAD (its
+        ETag, or a Last-Modified older than ``_SETTLED_S``); when nothing proves it, a key no later load equals,
+        so a warm load reads the file again rather than trust a size alone. None: not listed."""
         stat = self._info.get(path)
-        if stat is not None and stat[0] is None and path not in self._failed:
+        if stat is not None and (stat[0] is None or stat[1] is None) and path not in self._failed:
             try:
-                size = size_of(self.fs, path, self.url(path))
+                size, key = described(self.fs, path, self.url(path))
             except BadFile as exc:
                 self._failed[path] = exc  # said when the file is read
-                stat = self._info[path] = (UNSIZED, str(stat[1]))
-            else:
-                if size is not None:
-                    stat = self._info[path] = (size, str(stat[1]))
+                size, key = UNSIZED, None
+            size = stat[0] if stat[0] is not None else size
+            stat = self._info[path] = (size, key if stat[1] is None else stat[1])
+            if key is None and stat[1] is None:
+                stat = self._info[path] = (size, f"unproven {next(_UNPROVEN)}")
         return stat
 
     def seal_state(self, run: str) -> SealState:
@@ -197,7 +235,7 @@ class RemoteFS:
                 raise self._failed[path]
             data = fetch(self.fs, path, self.url(path), stat[0])
         if stat[0] is None:  # no size said before reading: the bytes read say it
-            stat = self._info[path] = (len(data), str(stat[1]))
+            stat = self._info[path] = (len(data), stat[1])
         return data, stat
 
     def read_seal(self, path: str) -> tuple[bytes, Stat] | None:
@@ -246,6 +284,7 @@ def open_remote(url: str, storage_options: dict[str, Any] | None) -> tuple[Remot
             f"reading {quoted(url)} needs fsspec, which is not installed; install it with: pip install 'noesis_nb[s3]'"
         ) from exc
     protocol = url.split("://", 1)[0]
+    failed: Exception | None = None
     try:
         fs, path = fsspec.core.url_to_fs(url, **(storage_options or {}))
     except ImportError as exc:
@@ -256,7 +295,9 @@ def open_remote(url: str, storage_options: dict[str, Any] | None) -> tuple[Remot
             "of a file system fsspec knows (s3://bucket/prefix, gs://…, file://…)"
         ) from None
     except Exception as exc:  # a file system that connects when made (ftp://, sftp://): refused, unreachable, bad options
-        raise _listing_refused(url, exc) from exc
+        failed = exc
+    if failed is not None:  # raised outside the handler: no chained error carries the URL's query string
+        raise _listing_refused(url, failed)
     fs.invalidate_cache()
     return RemoteFS(fs, protocol), path
 

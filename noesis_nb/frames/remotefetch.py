@@ -9,6 +9,8 @@ the server's answer (HEAD's Content-Length), or counted while reading, never tak
 
 from __future__ import annotations
 
+import time
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 from ..secrets.names import REDACTED_VALUE
@@ -17,12 +19,15 @@ from ..store.runfiles import MAX_DOCUMENT_BYTES
 from ..store.runfiles import UnreadableRunFile as BadFile
 from ..store.runfiles import _too_large as too_large
 
-__all__ = ["fetch", "size_of", "unreadable", "UNSIZED"]
+__all__ = ["fetch", "described", "unreadable", "UNSIZED", "SETTLED_S"]
 
 #: the size stated for a listed file the server will neither size nor serve (no size, and no plausible one)
 UNSIZED = -2
 
 _CHUNK = 1 << 20
+
+#: how old a Last-Modified (whole seconds, the server's clock) must be to prove a file unchanged since it was read
+SETTLED_S = 3.0
 
 
 def unreadable(url: str, exc: BaseException) -> BadFile:
@@ -48,13 +53,31 @@ def unreadable(url: str, exc: BaseException) -> BadFile:
     )
 
 
-def size_of(fs: Any, path: str, url: str) -> int | None:
-    """The size the server gives for ``path`` (HEAD's Content-Length over http), None when it gives none."""
+def described(fs: Any, path: str, url: str) -> tuple[int | None, str | None]:
+    """(size, what proves the file unchanged) as the server gives them for ``path``: HEAD's Content-Length, and its
+    ETag or a Last-Modified older than ``SETTLED_S`` (None when it gives neither: nothing proves the bytes the same).
+
+    A Last-Modified says whole seconds: a file rewritten within the second it was read keeps it, so one that recent
+    proves nothing yet."""
+    failed: Exception | None = None
     try:
-        size = fs.info(path).get("size")
+        info = fs.info(path)
     except Exception as exc:  # the storage library's own (aiohttp's ClientResponseError, …)
-        raise unreadable(url, exc) from exc
-    return size if type(size) is int and size >= 0 else None
+        failed = exc
+    if failed is not None:  # raised outside the handler: no chained error carries the URL's query string
+        raise unreadable(url, failed)
+    size = info.get("size")
+    key = info.get("ETag") or info.get("LastModified") or info.get("mtime")
+    if key is None and (modified := info.get("Last-Modified")):
+        try:
+            when = parsedate_to_datetime(str(modified)).timestamp()
+        except (TypeError, ValueError, IndexError, OverflowError):
+            when = None
+        if when is not None and when < time.time() - SETTLED_S:
+            key = f"{modified} {info.get('Content-MD5') or info.get('Digest') or ''}".strip()
+    elif key is None and (digest := info.get("Content-MD5") or info.get("Digest")):
+        key = digest
+    return (size if type(size) is int and size >= 0 else None), (None if key is None else str(key))
 
 
 def fetch(fs: Any, path: str, url: str, size: int | None) -> bytes:
@@ -64,6 +87,7 @@ def fetch(fs: Any, path: str, url: str, size: int | None) -> bytes:
     if size is not None and (why := too_large(path, size)):
         raise BadFile(url, why)
     limit = MAX_DOCUMENT_BYTES if path.endswith(".json") else None
+    failed: Exception | None = None
     try:
         if size is None and limit is not None:
             data = _read_at_most(fs, path, limit + 1)
@@ -72,7 +96,9 @@ def fetch(fs: Any, path: str, url: str, size: int | None) -> bytes:
     except BadFile:
         raise
     except Exception as exc:
-        raise unreadable(url, exc) from exc
+        failed = exc
+    if failed is not None:  # raised outside the handler: no chained error carries the URL's query string
+        raise unreadable(url, failed)
     if limit is not None and len(data) > limit:
         raise BadFile(url, f"more than {too_large(path, len(data))} (its size unsaid, the read stopped there)")
     return bytes(data)

@@ -12,6 +12,7 @@ import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from .. import config
 from .._safetext import frame_given, pandas_kind
@@ -89,7 +90,10 @@ class RunRef:
         name = self._name
         if name is None:
             path = self.path.replace("\\", "/") if _BACKSLASH_SEPARATES and self.fs.protocol == "file" else self.path
-            name = self._name = path.rstrip("/").rsplit("/", 1)[-1]
+            name = path.rstrip("/").rsplit("/", 1)[-1]
+            if self.fs.protocol in ("http", "https"):  # a URL spells the folder's name percent-encoded
+                name = unquote(name)
+            self._name = name
         return name
 
     @property
@@ -194,10 +198,13 @@ def stray_runs(source: Source, episodes: list[str] | None, refs: list[RunRef]) -
         source = config.runs_dir()
     items = [source] if isinstance(source, (str, os.PathLike)) else list(source) if _is_collection(source) else []
     names = {ref.name for ref in refs}
+    found: dict[str, LoadProblem] = {}
+    for fs in {id(ref.fs): ref.fs for ref in refs if isinstance(ref.fs, RemoteFS)}.values():
+        for link, why in fs.refused.items():  # an http listing's links not followed
+            found.setdefault(link, LoadProblem(shown_source(fs.url(link)), None, f"{_LINK_REFUSED} ({why}); {_NOT_FOLLOWED}"))
     wanted = set(episodes) - names if episodes is not None else None
     if wanted is not None and not wanted:
-        return []
-    found: dict[str, LoadProblem] = {}
+        return list(found.values())
     for item in items:
         text = os.fspath(item) if isinstance(item, (str, os.PathLike)) else None
         if not isinstance(text, str) or ("://" in text and not text.startswith("file://")) or any(c in text for c in "*?["):
@@ -207,6 +214,10 @@ def stray_runs(source: Source, episodes: list[str] | None, refs: list[RunRef]) -
             if wanted is None or stray_id(os.path.basename(path), wanted) is not None:
                 found.setdefault(path, LoadProblem(shown_path(path), None, stray_reason(what)))
     return list(found.values())
+
+
+_LINK_REFUSED = "the root's http listing links here, but this is no folder inside the root"
+_NOT_FOLLOWED = "not followed, so no run of it is read (locally a link out of the root is not followed either)"
 
 
 def distinct_runs(refs: list[RunRef], problems: Any) -> list[RunRef]:

@@ -177,6 +177,17 @@ def candidate_roots() -> list[Path]:
     return unique
 
 
+def _remote_run(url: str) -> str:
+    """What to say for a run given by URL where a run on this machine is needed (``show``, approvals, resume)."""
+    shown = url.partition("?")[0] + (f"?{REDACTED_VALUE}" if "?" in url else "")  # the query may hold a signature
+    return (
+        f"{quoted(shown)} is a URL: a run is opened (shown, approved, resumed) from a run directory on this machine "
+        "only. Read a remote root's runs as frames with noesis_nb.runs_df(url) / events_df(url); to open one, copy its "
+        "folder here first (fsspec's fs.get(url, 'runs/<id>', recursive=True), aws s3 cp --recursive, …) and pass "
+        "that run directory"
+    )
+
+
 def find_run_dir(
     target: str | os.PathLike[str],
     runs_dir: str | os.PathLike[str] | None = None,
@@ -206,6 +217,8 @@ def find_run_dir(
             f"{quoted(target)} is not an episode id or a run directory; pass an id such as 'ep_01K9...' "
             "(a str) or the run directory's path"
         )
+    if isinstance(target, str) and "://" in target and not target.startswith("file://"):
+        raise InvalidIdError(_remote_run(target))
     if isinstance(target, os.PathLike) or (isinstance(target, str) and (os.sep in target or "/" in target)):
         path = found_shown(Path(os.path.expanduser(target)))  # a row's shown ``…/[REDACTED]`` is its run
         if is_run_dir(path):
