@@ -41,6 +41,7 @@ from ..store.vocab import (
 )
 from ..tools import InvalidToolPayloadError, ToolDispatcher
 from ..tools._files import check_id
+from ..tools.decisions import bound_decision
 from ..tools.names import split_tool_name
 from .abandoned import abandon_held_draft, abandon_paused_draft, episode_stopping
 from .gate import Decision, PendingApproval, to_decision
@@ -715,8 +716,9 @@ def _persist_now(episode: Episode, pending: PendingApproval, approve: bool, appr
 
 async def _wait(episode: Episode, draft_id: str, future: asyncio.Future[Any]) -> Decision:
     """Wait for the gate, and notice a decision file another program wrote (``Episode.await_decision``)."""
-    repos = tool_repositories(episode.recorder.run_dir)
-    found = await episode.await_decision(future, lambda: repos.approvals.get(None, draft_id))
+    run_dir = episode.recorder.run_dir
+    # an approval there that does not bind the draft is moved aside and reported; the wait goes on (``bound_decision``)
+    found = await episode.await_decision(future, lambda: bound_decision(run_dir, draft_id))
     if not future.done():  # decided by another program: settle the gate with it
         episode.gate.settle_from_disk(draft_id, found)
     decision: Decision = await future

@@ -11,9 +11,11 @@ import contextlib
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from .. import tools as tc
+from ..errors import DecisionFileError
 from ..secrets.quoted import quoted
 from ..store import now_iso
 from ..store.paths import check_part
@@ -21,6 +23,7 @@ from ..store.phases import DRAIN_PHASE
 from ..store.vocab import DRAIN_STARTED, POLICY_PAUSE_KEY, RUN_INTERRUPT, RUN_RESUME, TOOL_APPROVAL_ABANDONED
 from ..tools import ApprovalDecisionBindingError, ToolOutcomeUnknownError, codes
 from ..tools import events as names
+from ..tools.decisions import binding_problem, bound_decision
 from ..tools.errors import CallableResolutionError
 from ..tools.protocols import make_result
 from ..tools.repositories import ExecutionRepository
@@ -172,7 +175,7 @@ async def continue_tool_drafts(
         raise _undecided_error(rec, ready, undecided)
     for r in ready:
         if r.approved:
-            _check_binding(r.prepared, r.decision)
+            _check_binding(rec.run_dir, r.prepared, r.decision)
             tc.require_secrets(repos.prepared, r.prepared)  # a missing secret fails here, before anything is written
             check_idempotency_target(rec.run_dir, r.prepared)  # as check_draft_targets: before anything is written
     episode = Episode(None, _options(rec), rec)
@@ -386,19 +389,22 @@ def _cancelled(episode: Episode, chain: _ResumeChain, request_id: str, draft_id:
     episode.seal_cancelled()
 
 
-def _check_binding(prepared: Any, decision: Any) -> None:
-    """The approval must bind this exact draft (checked before anything is written)."""
+def _check_binding(run_dir: Path, prepared: Any, decision: Any) -> None:
+    """The approval must bind this exact draft (checked before anything is written to the run's log): one that does
+    not is moved aside (``bound_decision``), so the draft can be decided anew, and the resume refused."""
 
-    if (
-        decision.request_id != prepared.request_id
-        or decision.reviewed_fingerprint != prepared.payload.request_fingerprint
-        or (prepared.preflight is not None and decision.impact_hash != prepared.preflight.impact_hash)
-    ):
-        raise ApprovalDecisionBindingError(
-            f"the decision on draft {quoted(prepared.key)} does not bind its request, fingerprint or impact hash (the "
-            f"draft or the "
-            "decision was changed after review); review the draft again and decide it anew"
-        )
+    problem = binding_problem(prepared, decision)
+    if problem is None:
+        return
+    try:
+        bound_decision(run_dir, prepared.key)
+        aside = ""
+    except DecisionFileError:
+        aside = "; the decision file was moved aside"
+    raise ApprovalDecisionBindingError(
+        f"the decision on draft {quoted(prepared.key)} {problem} (the draft or the decision was changed after review)"
+        f"{aside}; review the draft again and decide it anew"
+    )
 
 
 def handed_to_tool(rec: Recorder, pending: dict[str, Any]) -> bool:

@@ -10,12 +10,13 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from noesis_nb.errors import RunSealedError
+from noesis_nb.errors import DecisionFileError, RunSealedError
 from noesis_nb.secrets import quoted
 from noesis_nb.store.artifacts import taken_back_if_sealed
 from noesis_nb.store.sealing import refuse_odd_seal
 
 from . import codes
+from ._files import quarantine
 from .errors import ApprovalDecisionBindingError, PreparedToolInvocationNotFoundError
 from .repositories import (
     ApprovalDecisionRepository,
@@ -23,9 +24,45 @@ from .repositories import (
     resolve_draft_id,
 )
 from .shown_check import check_shown
-from .types import ApprovalDecisionStatus, ToolApprovalDecision, default_decision_id
+from .types import ApprovalDecisionStatus, PreparedToolInvocation, ToolApprovalDecision, default_decision_id
 
-__all__ = ["decide"]
+__all__ = ["decide", "binding_problem", "bound_decision"]
+
+
+def binding_problem(prepared: PreparedToolInvocation, decision: ToolApprovalDecision) -> str | None:
+    """What keeps an approval from binding ``prepared`` (another request, fingerprint or impact hash than the draft's:
+    the draft or the decision was changed after review, or written for another draft), None when it binds. A
+    rejection binds whatever it says (it runs nothing)."""
+    if decision.status is not ApprovalDecisionStatus.APPROVED:
+        return None
+    if decision.request_id != prepared.request_id:
+        return f"approves request {quoted(decision.request_id)}, not the draft's {quoted(prepared.request_id)}"
+    if decision.reviewed_fingerprint != prepared.payload.request_fingerprint:
+        return f"approves payload {decision.reviewed_fingerprint!r}, not the draft's {prepared.payload.request_fingerprint!r}"
+    if prepared.preflight is not None and decision.impact_hash != prepared.preflight.impact_hash:
+        return f"approves impact_hash {decision.impact_hash!r}, not the draft's {prepared.preflight.impact_hash!r}"
+    return None
+
+
+def bound_decision(run_dir: Path | str, draft_id: str) -> ToolApprovalDecision | None:
+    """The decision on ``draft_id`` on disk, None when there is none. An approval that does not bind the draft
+    (``binding_problem``) is moved aside (``<draft>.json.invalid-<time>``, as a malformed file is) and
+    DecisionFileError raised naming it: the draft is undecided again, and a real decision can take its place."""
+    run_dir = Path(run_dir)
+    repository = ApprovalDecisionRepository(run_dir)
+    decision = repository.get(None, draft_id)
+    if decision is None:
+        return None
+    prepared = PreparedInvocationRepository(run_dir).get(None, draft_id)
+    problem = binding_problem(prepared, decision) if prepared is not None else None
+    if problem is None:
+        return decision
+    path = repository.path_for(draft_id)
+    aside = quarantine(path)
+    raise DecisionFileError(
+        f"{path}: the decision {problem} (changed after review, or written for another draft), so it cannot approve "
+        f"draft {quoted(draft_id)}; it was moved aside{f' to {aside.name}' if aside else ''}. Decide the draft again."
+    )
 
 
 def decide(
@@ -86,6 +123,10 @@ def decide(
         reason=reason,
         decided_at=datetime.now(UTC).isoformat(),
     )
+    try:
+        bound_decision(run_dir, draft_id)
+    except DecisionFileError:  # a decision there that is not this draft's (moved aside if it approves another): this
+        pass  # one takes its place
     repository = ApprovalDecisionRepository(run_dir)
     stored, created = repository.create(decision)
     if created and (late := taken_back_if_sealed(run_dir, repository.path_for(draft_id))):
