@@ -12,6 +12,7 @@ import functools
 import re
 import reprlib
 import shlex
+import threading
 import unicodedata
 from typing import Any
 
@@ -64,8 +65,68 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: max(limit - 1, 0)] + "…"
 
 
+#: values whose ``str``/``repr`` is Python's own and returns at once: converted inline (the hot path)
+_PLAIN = frozenset({str, int, float, bool, complex, type(None), bytes, bytearray})
+#: how long a user object's ``__str__``/``__repr__`` may take before it is named instead (the loop waits that long)
+TEXT_WAIT_S = 5.0
+#: objects whose conversion did not return in time (id -> the object, kept so its id stays its own, and the method
+#: that hung): named again at once, so one such object costs the wait once, not at every message that shows it
+_HUNG: dict[int, tuple[Any, str]] = {}
+_HUNG_KEPT = 64
+
+
 def _call(fn: Any, obj: Any) -> str:
-    """``fn(obj)`` (``str`` or ``repr``), or a description of what went wrong."""
+    """``fn(obj)`` (``str`` or ``repr``), or a description of what went wrong.
+
+    A user object's ``__str__``/``__repr__`` runs on a daemon thread of its own, waited for at most ``TEXT_WAIT_S``:
+    one that never returns (it waits on a lock, sleeps, loops) is named instead and its thread left running (Python
+    cannot stop it), so the loop that asked goes on. Plain values, and objects keeping ``object``'s own methods, are
+    converted inline (no thread). A KeyboardInterrupt or SystemExit it raises is raised here, as inline.
+    """
+    kind = type(obj)
+    if kind in _PLAIN or _object_own(kind, fn):
+        return _convert(fn, obj)
+    hung = _HUNG.get(id(obj))
+    if hung is not None and hung[0] is obj:
+        return _hung_text(hung[1], obj)
+    box: list[Any] = []
+    done = threading.Event()
+
+    def convert() -> None:
+        try:
+            box.append(_convert(fn, obj))
+        except BaseException as exc:  # KeyboardInterrupt/SystemExit of the user's method: raised in the caller
+            box.append(exc)
+        finally:
+            done.set()
+
+    threading.Thread(target=convert, name="noesis_nb-text", daemon=True).start()
+    if not done.wait(TEXT_WAIT_S):
+        if len(_HUNG) >= _HUNG_KEPT:
+            _HUNG.pop(next(iter(_HUNG)))
+        _HUNG[id(obj)] = (obj, fn.__name__)
+        return _hung_text(fn.__name__, obj)
+    if isinstance(box[0], BaseException):
+        raise box[0]
+    text: str = box[0]
+    return text
+
+
+def _object_own(kind: Any, fn: Any) -> bool:
+    """``kind`` keeps ``object``'s ``__repr__`` (and ``__str__``, for ``str``): its text is its name and address."""
+    own_repr: Any = object.__repr__
+    own_str: Any = object.__str__
+    try:
+        return bool(kind.__repr__ is own_repr and (fn is repr or kind.__str__ is own_str))
+    except Exception:
+        return False
+
+
+def _hung_text(method: str, obj: Any) -> str:
+    return f"<{type_name(obj)} object; its __{method}__ did not return within {TEXT_WAIT_S:g} s>"
+
+
+def _convert(fn: Any, obj: Any) -> str:
     try:
         text = fn(obj)
         if isinstance(text, str):
