@@ -52,6 +52,9 @@ def test_notebooks_run_in_a_fresh_binder_environment(tmp_path):
         check=True,
         capture_output=True,
     )
+    # the views' key guard: the anywidget package for the kernel, its extension for JupyterLab and Notebook 7
+    subprocess.run([str(bindir / "python"), "-c", "import anywidget"], env=env, check=True)
+    assert (venv / "share" / "jupyter" / "labextensions" / "anywidget" / "package.json").is_file()
     config = venv / "etc" / "ipython" / "ipython_config.py"
     assert 'extensions = ["noesis_nb"]' in config.read_text()
     notebooks = sorted(str(p) for p in (repo / "notebooks").glob("*.ipynb"))

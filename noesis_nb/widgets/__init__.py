@@ -1,4 +1,4 @@
-"""Live views of episodes (ipywidgets core widgets; no custom JavaScript).
+"""Live views of episodes (ipywidgets core widgets, plus one hidden anywidget: keyguard).
 
 noesis_nb.inbox()                 # every pending draft and veto under the runs dir, decided in one place
 batch_view(b)                     # the progress grid of a batch (what displaying a BatchHandle shows)
@@ -12,7 +12,8 @@ Modules: steps (grouping), stepview/cards/render (HTML, pure), theme (the styles
 directory adds), snapshot (static HTML), display (one view per run, updatable outputs), controls
 (Send and Stop), replayview/replaycompare (a run at event k, two runs aligned by step),
 inboxview/inboxrows (the approvals inbox), batchgrid/batchview (a batch's progress grid),
-bundle (the inbox's and grid's notebook output).
+bundle (the inbox's and grid's notebook output), keyguard (the notebook's shortcuts kept out of
+the views' text boxes).
 """
 
 from ..runtime.presenter import set_presenter

@@ -32,6 +32,7 @@ from .coalesce import Coalescer
 from .controls import PressedLine
 from .inboxrows import ResumeRow, decided_words, item_html, make_row
 from .inboxselect import Row, Selection, count_words
+from .keyguard import key_guard
 from .render import ending_word, esc, live_css, short
 from .stale import stale_inbox_html
 from .theme import ROOT_CLASS
@@ -112,7 +113,9 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
         stale = stale_inbox_html(self.scan.root) if episode_ids is None else ""  # a batch's says nothing of a root
         children = [css_widget(stale), self.header, self.problems, toolbar, self.confirm_box, self.pressed.line, self.message]
         children += [self.pending_box, self.more]
-        super().__init__([*children, self.resume_box, self.decided_box], **kwargs)
+        children += [self.resume_box, self.decided_box]
+        guard = key_guard()  # Notebook 7's shortcuts kept out of the reason boxes (keyguard.py)
+        super().__init__(children if guard is None else [*children, guard], **kwargs)
         self.add_class(ROOT_CLASS)
         self.add_class("noesis-nb-inbox")
         self.scan.poll()

@@ -28,6 +28,7 @@ from .bundle import css_widget
 from .coalesce import Coalescer
 from .controls import PressedLine, SteerInput, StopControls
 from .facts import ToolFactsCache, veto_of
+from .keyguard import key_guard
 from .render import counts_html, esc, header_html, row_html, short
 from .rerun import left_behind, left_behind_html
 from .settle import SettleButton
@@ -143,7 +144,8 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
             self.steps.box,
             self.timeline.box,
         ]
-        super().__init__(children, **kwargs)
+        guard = key_guard()  # Notebook 7's shortcuts kept out of the view's text boxes (keyguard.py)
+        super().__init__(children if guard is None else [*children, guard], **kwargs)
         self.add_class("noesis-nb-episode-view")
         self.add_class(ROOT_CLASS)
         self._redraw_due = False
