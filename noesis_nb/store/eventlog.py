@@ -210,6 +210,14 @@ class EventWriter:
         last = self._last_ts
         if ts < last:
             ts = last
+        metrics = event.get("metrics") if clock is None else None
+        if type(metrics) is dict and metrics.get("completed_at") == event.get("timestamp"):
+            # a step timed as it ran (its end, its line's time): clamped with it, and never before its start (the
+            # clock stepped back while it ran)
+            began = metrics.get("started_at")
+            if type(began) is str and ts < began:
+                ts = began
+            metrics["completed_at"] = ts
         event["timestamp"] = self._last_ts = ts
         line = dumps_line(event)  # (the crash and disk-full harnesses count each line's write here)
         try:
