@@ -19,6 +19,7 @@ from typing import Any
 from .._envvars import approver_id_from_env
 from ..errors import EpisodeStateError, EventLogCorruption, quoted_path
 from ..secrets.quoted import quoted
+from ..secrets.records import shown_streams
 from ..secrets.revealed import scrubbed
 from ..store import (
     find_run_dir,
@@ -30,7 +31,7 @@ from ..store import (
 from ..store.eventlog import read_run_events
 from ..store.facts import run_facts, shaped_events
 from ..store.ownership import holder
-from ..store.revealedrun import run_revealed
+from ..store.revealedrun import run_revealed, run_vouched
 from ..store.runfiles import change_stamp, stamps_settled
 from ..store.sealing import seal_state
 from ..store.status import LOST_HINT, status_now
@@ -101,7 +102,10 @@ class DiskRun:
         facts = run_facts(self.run_dir.name, summary=summary, state=state, events=events, final=final, with_usage=True)
         # a secret one of its files names (``{"password": …}``), in clear in another: hidden in all that is shown
         revealed = run_revealed(self.run_dir, summary, state, final, events)
-        self.events = scrubbed(events, revealed)  # (its drafts and pauses are read from the events as written)
+        # a key streamed across events, hidden in each piece as the frames hide it (``shown_streams``); its drafts and
+        # pauses are read from the events as written
+        joined, found = (events, set()) if run_vouched(self.run_dir, final) else shown_streams(events)
+        self.events = scrubbed(joined, revealed | found)
         self.problems: list[str] = _log_problems(unread)  # what of the run could not be read (a view shows the last)
         self.episode_id = facts.episode_id
         self.task = scrubbed(facts.task or "", revealed)

@@ -19,10 +19,10 @@ import orjson
 from .display import shown, shown_known
 from .guard import RunSecrets
 from .scan import redact, shaped
-from .streamed import redact_streams
+from .streamed import redact_streams, streamed_piece
 from .text import find_in_text, flat_might_contain, payload_might_contain
 
-__all__ = ["shown_records", "shown_value"]
+__all__ = ["shown_records", "shown_streams", "shown_value"]
 
 # an event's own text fields that a frame shows (the payload is screened whole; the episode is named by its folder)
 _FIELDS = ("id", "caused_by", "agent_id", "phase", "faculty", "event_type")
@@ -45,10 +45,7 @@ def shown_records(records: list[Any], revealed: Iterable[str] = ()) -> set[str]:
     as bob (<password>)`` beside the ``export PGPASSWORD=…`` that names it), as a live run does with what it learns;
     so are ``revealed``, the values the run's other documents show as secrets (``revealed.revealed``)."""
     records = [r for r in records if type(r) is dict]
-    # a key streamed one delta per event, read as given; a value this process knows too (``known_shown``)
-    known = shown_known()
-    hunt = known.found_in if known.levels else None
-    found = redact_streams(records, shaped if hunt is None else lambda text: shaped(text) | hunt(text))
+    found = _redact_streams(records)
     _shown_each(records, found)
     hunted = found.union(revealed)
     if hunted:
@@ -58,6 +55,31 @@ def shown_records(records: list[Any], revealed: Iterable[str] = ()) -> set[str]:
                 for key, value in record.items():
                     record[key] = learned.scrub(value)
     return found
+
+
+def _redact_streams(records: list[dict[str, Any]]) -> set[str]:
+    """A key streamed one delta per event, read whole as the frames read it (``redact_streams``), in place; a value
+    this process knows too (``known_shown``). The secrets found."""
+    known = shown_known()
+    hunt = known.found_in if known.levels else None
+    return redact_streams(records, shaped if hunt is None else lambda text: shaped(text) | hunt(text))
+
+
+def shown_streams(events: list[Any]) -> tuple[list[Any], set[str]]:
+    """``events`` with the parts of a secret that only a stream's pieces read joined show redacted, as the frames
+    redact them (``shown_records``), and the secrets found: for a view of a run read from disk, whose events are
+    otherwise screened one by one. The events changed are copies (the list is new then); ``events`` is left as is."""
+    streamed = [i for i, e in enumerate(events) if type(e) is dict and streamed_piece(e.get("payload")) is not None]
+    if len(streamed) < 2:  # most runs: no stream to join, nothing copied
+        return events, set()
+    copies = [dict(events[i]) for i in streamed]
+    found = _redact_streams(copies)
+    if not found:
+        return events, found
+    out = list(events)
+    for i, copy in zip(streamed, copies):
+        out[i] = copy
+    return out, found
 
 
 def _shown_each(records: list[dict[str, Any]], found: set[str]) -> None:

@@ -17,7 +17,7 @@ from .artifacts import read_json_checked
 from .runfiles import UnreadableRunFile, change_stamp, read_file
 from .seal import SEAL_KEY, vouched
 
-__all__ = ["run_revealed"]
+__all__ = ["run_revealed", "run_vouched"]
 
 
 def run_revealed(run_dir: Path, summary: Any, state: Any, final: Any = None, events: list[Any] | None = None) -> frozenset[str]:
@@ -25,9 +25,7 @@ def run_revealed(run_dir: Path, summary: Any, state: Any, final: Any = None, eve
     log: ``events`` as parsed, else read here); none for a run sealed here and unchanged since."""
     if final is None:
         final = read_json_checked(run_dir / "final.json", within=run_dir)[0]
-    ext = final.get("x-noesis_nb") if type(final) is dict else None
-    seal = ext.get(SEAL_KEY) if type(ext) is dict else None
-    if seal is not None and vouched(seal, run_dir.name, _stamp(run_dir / "events.jsonl"), _stamp(run_dir / "summary.json")):
+    if run_vouched(run_dir, final):
         return frozenset()
     if events is None:
         try:
@@ -38,6 +36,14 @@ def run_revealed(run_dir: Path, summary: Any, state: Any, final: Any = None, eve
     else:
         in_log = revealed([events])
     return revealed((summary, state, final)) | in_log
+
+
+def run_vouched(run_dir: Path, final: Any) -> bool:
+    """Whether ``run_dir`` was sealed by this user (its ``final.json``: ``final`` as read) and is unchanged since: its
+    files were screened as they were written, none is read again for secrets."""
+    ext = final.get("x-noesis_nb") if type(final) is dict else None
+    seal = ext.get(SEAL_KEY) if type(ext) is dict else None
+    return seal is not None and vouched(seal, run_dir.name, _stamp(run_dir / "events.jsonl"), _stamp(run_dir / "summary.json"))
 
 
 def _stamp(path: Path) -> Any:
