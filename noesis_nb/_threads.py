@@ -16,7 +16,7 @@ import weakref
 from collections.abc import Callable, Coroutine, Iterator
 from typing import Any, TypeVar
 
-from ._safetext import safe_repr
+from ._safetext import error_text, safe_repr
 
 T = TypeVar("T")
 
@@ -160,9 +160,12 @@ def one_call_at_a_time(fn: Any) -> threading.Lock:
 def thread_bound_hint(exc: BaseException, what: str) -> BaseException | None:
     """For an error a callable run on a worker thread raised because it needs the notebook's thread or loop (an
     sqlite3 connection made in the notebook, ``asyncio.get_running_loop()``), the same error naming the fix."""
-    text = str(exc)
     # sqlite3 named, not imported: ``import noesis_nb`` and running an episode stay without it
-    thread_bound = _is_sqlite_programming_error(exc) and "same thread" in text
+    sqlite = _is_sqlite_programming_error(exc)
+    if not (sqlite or isinstance(exc, RuntimeError)):
+        return None  # (never its text: a user's exception whose __str__ raises stays itself)
+    text = error_text(exc)
+    thread_bound = sqlite and "same thread" in text
     loop_bound = isinstance(exc, RuntimeError) and "event loop" in text and ("no running" in text or "no current" in text)
     if not (thread_bound or loop_bound):
         return None

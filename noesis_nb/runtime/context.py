@@ -23,7 +23,8 @@ from ulid import ULID
 
 from .. import tools as tc
 from .._envvars import principal_from_env, principal_problem
-from .._safetext import safe_repr, type_name
+from .._exits import HeldExit, exits_held, held_exits
+from .._safetext import error_text, safe_repr, type_name
 from .._threads import one_call_at_a_time, run_in_thread, thread_bound_hint
 from .._unstarted import awaited_entry, mark_coroutine_function
 from ..capture import claim_manual
@@ -733,6 +734,11 @@ async def _ask_policy(
     its other errors are: raised as ``RuntimeError`` naming it, never taken for the user's stop."""
     try:
         return await _verdict(policy, pending)
+    except HeldExit as held:  # SystemExit/KeyboardInterrupt the policy raised itself: its failure, not the user's stop
+        raise RuntimeError(
+            f"the approver {_policy_name(policy)} raised {type_name(held.exit)} ({error_text(held.exit, 120) or 'no message'}), "
+            "so it decided nothing; make it return a verdict (None to ask a person) or raise an error of its own"
+        ) from held.exit
     except asyncio.CancelledError as exc:
         if stopping():
             raise
@@ -757,14 +763,15 @@ async def _verdict(policy: Any, pending: PendingApproval) -> tuple[bool, str | N
     else:  # a sync policy may block (a review service asked over blocking HTTP): on its own thread, the loop runs on;
         # its calls never overlap (as on the loop, where they ran one at a time: a budget it keeps stays a budget)
         try:
-            verdict = await run_in_thread(policy, pending, name="noesis_nb-approver", lock=one_call_at_a_time(policy))
+            # its exits held on its thread: a Ctrl-C landing on the loop thread meanwhile stays the user's stop
+            verdict = await run_in_thread(exits_held(policy), pending, name="noesis_nb-approver", lock=one_call_at_a_time(policy))
         except Exception as exc:
             hinted = thread_bound_hint(exc, f"the approver {_policy_name(policy)}")
             if hinted is None:
                 raise
             raise hinted from exc
     if inspect.isawaitable(verdict):
-        verdict = await verdict
+        verdict = await held_exits(verdict)
     return interpret_verdict(verdict)
 
 
