@@ -21,6 +21,9 @@ linear). Usage: python benchmarks/bench_scale.py [--min 10] [--max 10000] [--dir
 ``--against DIR`` measures this code and the noesis_nb package in DIR (another commit's, unpacked there) in
 alternating fresh processes and prints the ratio of each pair, CPU time and wall clock (``--only``, ``--pairs``).
 
+``--kept 1000`` measures runs_df in a new process served the kept frame against the summary scan alone, in
+alternating fresh processes, by CPU time (with ``--against DIR``: that package's too, for its ratio).
+
 ``--unsealed 1000`` measures instead runs with no manifest.json, whose status runs_df takes from the log's last
 ``terminate`` (``store.status.run_status``): half paused at a tool draft (``--unsealed-events`` each, 2,000 by
 default; no summary, a checkpoint), half crashed (the same length, the last line torn, the writer's note left).
@@ -268,6 +271,31 @@ def compare(sizes: list[int], base: Path, against: Path, methods: list[str], rep
             )
 
 
+def kept(base: Path, runs: int, pairs: int, against: Path | None) -> None:
+    """runs_df in a new process served the kept frame against a summary-only scan, over ``runs`` runs not named by
+    minted ids (``ep_000000BENCH…``: each id and path is shown through the secret rule), by process CPU time in
+    fresh processes, the two alternated ``pairs`` times (the order swapped each time); with ``against``, the same
+    for the package in that folder."""
+    root = base / f"runs{runs}"
+    build(root, runs)
+    print(f"{runs:,} runs x {EVENTS} events: runs_df in a new process (kept frame) / summary scan, by CPU time")
+    for label, code in (("this code", None), (f"against {against}", against)):
+        if label != "this code" and code is None:
+            continue
+        ratios, news, scans = [], [], []
+        for i in range(pairs):
+            order = ["runs_df:new", "summary"] if i % 2 == 0 else ["summary", "runs_df:new"]
+            got = {m: measure(m, root, 1, 1, code) for m in order}
+            news.append(got["runs_df:new"]["cpu"])
+            scans.append(got["summary"]["cpu"])
+            ratios.append(news[-1] / scans[-1])
+        ratios.sort()
+        print(
+            f"  {label}: runs_df new cpu {min(news):.4f} s, summary scan cpu {min(scans):.4f} s; "
+            f"new / scan median {ratios[len(ratios) // 2]:.2f}x [{ratios[0]:.2f}-{ratios[-1]:.2f}]"
+        )
+
+
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
         _child(sys.argv[2], sys.argv[3], int(sys.argv[4]))
@@ -289,8 +317,15 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=5, help="with --against: alternating pairs of processes per method")
     parser.add_argument("--unsealed", type=int, default=0, help="measure runs_df over this many runs without manifest.json")
     parser.add_argument("--unsealed-events", type=int, default=2_000, help="with --unsealed: events a run (default 2000)")
+    parser.add_argument("--kept", type=int, default=0, help="measure runs_df new (kept frame) / summary scan at this size")
     args = parser.parse_args()
     base = args.dir or Path(tempfile.mkdtemp(prefix="noesis_nb_scale_"))
+    if args.kept:
+        kept(base, args.kept, args.pairs, args.against)
+        shutil.rmtree(Path(tempfile.gettempdir()) / f"noesis_nb_scale_cache_{os.getpid()}", ignore_errors=True)
+        if args.dir is None:
+            shutil.rmtree(base, ignore_errors=True)
+        return
     if args.unsealed:
         print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs; corpus in {base}; best of {args.processes} processes")
         unsealed(base, args.unsealed, args.unsealed_events, args.repeat, args.processes)

@@ -17,6 +17,11 @@ What it holds is only ever a copy, trusted only when it checks:
   time of the load). A run whose summary's sums gave way to its calls is kept too: the frame was priced
   from the calls, under the table its key names, and the log's stamp is among the run's.
 Like the index, it is not used while this process has learned a secret value (``index_for`` is None).
+
+Beside the frame it keeps the names of its ids and run folders as the keeping process showed them
+(``store.shownnames.shown_names``; none when every id is minted): a new process takes them as shown instead of
+screening each again (~0.3 ms a name). They hold for it: the tag is made under the environment's secrets and the
+code, neither process had learned a value, and a name holding a run id of either process is left out.
 """
 
 from __future__ import annotations
@@ -34,18 +39,21 @@ import pandas as pd
 
 from .._cachedir import read_cached, write_cached
 from ..cost import Pricer
+from ..secrets.environ import environ_secrets
+from ..store.shownnames import remembered, shown_names
 from . import _arrays
 from .fs import Stat, settled
 from .runindex import RunIndex, cache_tag, index_for, remove_left_temps
 from .runrecord import RunRecord
 from .runusage import call_columns
-from .shownids import ids_minted
+from .shownids import ids_minted, names_of
 from .source import RunRef
 from .timetext import NAT
 
 __all__ = ["Keeper", "keeper_for", "frame_path"]
 
-_FORMAT = b"noesis_nb kept runs frame 3\n"  # 2: the stamps as one marshalled list (``_stamps``); 3: ``ids_minted``
+# 2: the stamps as one marshalled list (``_stamps``); 3: ``ids_minted``; 4: the names shown (``shown_names``)
+_FORMAT = b"noesis_nb kept runs frame 4\n"
 _MAX_BYTES = 1 << 31
 _META_LEN = 8  # bytes giving the length of the pickled (key, runs) before the pickled frame
 
@@ -82,7 +90,7 @@ class Keeper:
             held = _read(self.path, self.key)
         if held is None or not _hold(refs, held[1]):
             return None
-        key, runs, frame, minted = held
+        key, runs, frame, minted, names = held
         if isinstance(frame, bytes):  # the stamps hold: only now is the pickled frame loaded
             try:
                 frame = pickle.loads(frame)
@@ -90,8 +98,10 @@ class Keeper:
                 return None
             if type(frame) is not pd.DataFrame or len(frame) != len(refs):
                 return None
-        self.index.kept = (key, runs, frame, minted)
+        self.index.kept = (key, runs, frame, minted, names)
         self.minted = minted
+        if names:  # shown by the process that kept them, under the environment's secrets and the code the tag holds
+            remembered(names)
         for root in self.roots:  # nested folders' indexes too
             index = index_for(root)
             if index is not None:
@@ -106,11 +116,15 @@ class Keeper:
         common: dict[str, str] = {}  # one string for each name many runs share: pickled once
         paths = [r["ref"].path for r in records]
         names = [tuple([common.setdefault(n, n) for n in r["stamp"]]) for r in records]
+        env = environ_secrets()
         try:
             runs = (paths, names, _stamps([v for r in records for v in r["stamp"].values()]))
-            meta = pickle.dumps((self.key, runs, ids_minted(frame)), protocol=5)
+            minted = ids_minted(frame)
+            meta = pickle.dumps((self.key, runs, minted, None if minted else _names_shown(frame)), protocol=5)
             body = len(meta).to_bytes(_META_LEN, "big") + meta + pickle.dumps(frame, protocol=5)
             write_cached(self.path, cache_tag(_FORMAT, body) + b"\n" + body)
+            if environ_secrets() is not env:  # the names were shown under other secrets than the tag holds: not kept
+                self.path.unlink(missing_ok=True)
         except (OSError, pickle.PicklingError, TypeError, AttributeError, ValueError):  # refused, or not picklable
             pass
         remove_left_temps(self.path)
@@ -164,8 +178,17 @@ def _hold(refs: list[RunRef], runs: Kept) -> bool:
     return _stamps(now) == kept
 
 
-def _read(path: Path, key: tuple[Any, ...]) -> tuple[Any, Kept, bytes, bool] | None:
-    """(key, runs, the pickled frame, its ids all minted) of a kept file whose tag and key check; None for anything else."""
+def _names_shown(frame: pd.DataFrame) -> dict[str, str] | None:
+    """The names (last parts) of ``frame``'s ids and run folders as this process shows them (``shown_names``): a new
+    process served the frame takes them as shown (``remembered``) instead of screening each again. They hold for the
+    environment's secrets and the code the file's tag is made under (``runindex.cache_tag``): ``keep`` drops the file
+    when the secrets changed while it was made."""
+    return shown_names(names_of(frame))
+
+
+def _read(path: Path, key: tuple[Any, ...]) -> tuple[Any, Kept, bytes, bool, dict[str, str] | None] | None:
+    """(key, runs, the pickled frame, its ids all minted, the names shown) of a kept file whose tag and key check;
+    None for anything else."""
     try:
         data = read_cached(path, _MAX_BYTES)
     except OSError:
@@ -175,12 +198,14 @@ def _read(path: Path, key: tuple[Any, ...]) -> tuple[Any, Kept, bytes, bool] | N
         return None
     size = int.from_bytes(body[:_META_LEN], "big")
     try:  # written by this code under this key: plain tuples, dicts, strings and ints
-        kept_key, runs, minted = pickle.loads(body[_META_LEN : _META_LEN + size])
+        kept_key, runs, minted, names = pickle.loads(body[_META_LEN : _META_LEN + size])
     except Exception:
         return None
     if kept_key != key:
         return None
-    return kept_key, runs, body[_META_LEN + size :], minted is True
+    if not isinstance(names, dict) or not all(type(n) is str and type(s) is str for n, s in names.items()):
+        names = None
+    return kept_key, runs, body[_META_LEN + size :], minted is True, names
 
 
 def _versions() -> tuple[str, ...]:

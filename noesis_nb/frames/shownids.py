@@ -14,9 +14,9 @@ from typing import Any
 import pandas as pd
 
 from ..ids import MINTED
-from ..store.shownnames import shown_id, shown_parts
+from ..store.shownnames import shown_ids, shown_parts
 
-__all__ = ["ID_COLUMNS", "ids_shown", "ids_minted"]
+__all__ = ["ID_COLUMNS", "ids_shown", "ids_minted", "names_of"]
 
 #: the columns naming a run by its folder: its id, its path or URL, ids made of the run's id
 ID_COLUMNS = ("episode_id", "run_dir", "draft_id", "batch_id")
@@ -27,16 +27,17 @@ def _column(values: pd.Series) -> pd.Series | None:
     if isinstance(values.dtype, pd.CategoricalDtype):
         names = list(values.cat.categories)
         # a minted name is kept without a call (a cold load's budget of Python calls a run: two columns a run)
-        out = [shown_id(n) if isinstance(n, str) and not MINTED.fullmatch(n.rpartition("/")[2]) else n for n in names]
+        texts = [n for n in names if isinstance(n, str) and not MINTED.fullmatch(n.rpartition("/")[2])]
+        shown = dict(zip(texts, shown_ids(texts)))
+        out = [shown.get(n, n) if isinstance(n, str) else n for n in names]
         if out == names:
             return None
         if len(set(out)) == len(out):
             return values.cat.rename_categories(out)
         return values.astype(object).map(dict(zip(names, out))).astype("category")  # two ids shown alike
     distinct = values.dropna().unique()
-    changed = {
-        v: s for v in distinct if isinstance(v, str) and not MINTED.fullmatch(v.rpartition("/")[2]) and (s := shown_id(v)) != v
-    }
+    texts = [v for v in distinct if isinstance(v, str) and not MINTED.fullmatch(v.rpartition("/")[2])]
+    changed = {v: s for v, s in zip(texts, shown_ids(texts)) if s != v}
     if not changed:
         return None
     return values.map(lambda v: changed.get(v, v) if isinstance(v, str) else v).astype(values.dtype)
@@ -52,6 +53,17 @@ def ids_minted(df: pd.DataFrame) -> bool:
             if any(isinstance(v, str) and not MINTED.fullmatch(v.rpartition("/")[2]) for v in distinct):
                 return False
     return True
+
+
+def names_of(df: pd.DataFrame) -> list[str]:
+    """The names ``ids_shown`` shows of ``df``: the last part of each distinct id and run folder not minted."""
+    names: set[str] = set()
+    for name in ID_COLUMNS:
+        if name in df.columns:
+            values = df[name]
+            distinct = values.cat.categories if isinstance(values.dtype, pd.CategoricalDtype) else values.dropna().unique()
+            names.update(last for v in distinct if isinstance(v, str) and not MINTED.fullmatch(last := v.rpartition("/")[2]))
+    return sorted(names)
 
 
 def ids_shown(df: pd.DataFrame, *, minted: bool = False) -> pd.DataFrame:

@@ -751,8 +751,12 @@ def known_everywhere() -> tuple[str, ...]:
     if version != _VERSION or _UNION_ENV is not env:  # (a value the environment no longer holds is kept here)
         with _REGISTRY_LOCK:
             guards = list(_REGISTRY.values())
-        version = _VERSION
+        version, last = _VERSION, values
         values = tuple(sorted({v for g in guards for v in g.values if v not in env}, key=len, reverse=True))
+        # nothing new (a run registered learns the environment's secrets): the same tuple, so what is kept by its
+        # identity stays (``shown_known``'s compiled values, ``store.shownnames``' texts shown)
+        if len(values) == len(last) and set(values) == set(last):
+            values = last
         _UNION, _UNION_ENV = (version, values), env
     return values
 
@@ -769,5 +773,7 @@ def known_shown() -> tuple[str, ...]:
     if last[0] is known and last[1] is env:
         return last[2]
     values = tuple(sorted({*known, *env}, key=len, reverse=True)) if env else known
+    if len(values) == len(last[2]) and set(values) == set(last[2]):  # the same values: the same tuple
+        values = last[2]
     _SHOWN = (known, env, values)
     return values

@@ -9,38 +9,134 @@ whose shown form it is, so ``show(row.run_dir)`` and ``runs_df(row.run_dir)`` op
 from __future__ import annotations
 
 import os
+from bisect import bisect_right
+from itertools import accumulate
 from pathlib import Path
 
 from ..errors import RunNotFoundError
 from ..ids import holds_credential, is_minted
+from ..secrets.disguise import maybe_disguised
 from ..secrets.display import shown, shown_known
-from ..secrets.guard import known_shown, runs_version, scrub_text
+from ..secrets.guard import known_everywhere, known_shown, run_ids, runs_version, scrub_text
+from ..secrets.known import FRAGMENT, Known
 from ..secrets.names import REDACTED_VALUE
 
-__all__ = ["shown_id", "shown_parts", "found_shown"]
+__all__ = ["shown_id", "shown_ids", "shown_parts", "found_shown"]
 
 _MEMO_MAX = 1 << 18  # texts shown kept (a root of 100,000 runs: its ids and paths)
-#: what ``shown`` depends on besides a text (the values learned and the environment's secrets, this process's run
-#: ids), and each text shown under them
-_MEMO: tuple[tuple[str, ...], int, dict[str, str]] = ((), -1, {})
+
+
+class _Memo:
+    """Each text shown, under what ``shown`` depends on besides the text: the values learned and the environment's
+    secrets (``known_shown``) and this process's run ids (``run_ids``, changed when ``runs_version`` is)."""
+
+    def __init__(self) -> None:
+        self.known: tuple[str, ...] = ()
+        self.runs = -1
+        self.ids: frozenset[str] = frozenset()
+        self.texts: dict[str, str] = {}
+        self.disguised: set[str] = set()  # the texts that may hold a disguise (``maybe_disguised``)
+
+    def clear(self) -> None:
+        self.texts.clear()
+        self.disguised.clear()
+
+
+_MEMO = _Memo()
 
 
 def _shown(text: str) -> str:
     """``shown(text)``, once per text while what it depends on is the same: a frame of a root of runs not named by
     minted ids reads each id and path once, and its warm reloads read none again (through the detectors' own memo of
-    8,192 short texts, visited in the same order each time, a root of more runs missed it on every text)."""
-    global _MEMO
-    known, runs, memo = _MEMO
-    now_known, now_runs = known_shown(), runs_version()
-    if now_known is not known or now_runs != runs:
-        memo = {}
-        _MEMO = (now_known, now_runs, memo)
-    out = memo.get(text)
+    8,192 short texts, visited in the same order each time, a root of more runs missed it on every text). A value
+    learned or a run registered since drops only the texts it may show differently (``_changed``)."""
+    memo = _synced()
+    texts = memo.texts
+    out = texts.get(text)
     if out is None:
-        if len(memo) >= _MEMO_MAX:
+        if len(texts) >= _MEMO_MAX:
             memo.clear()
-        out = memo[text] = _screened(text)
+        out = texts[text] = _screened(text)
+        if maybe_disguised(text):
+            memo.disguised.add(text)
     return out
+
+
+def _synced() -> _Memo:
+    """The memo, brought to what ``shown`` depends on now."""
+    memo = _MEMO
+    now_known, now_runs = known_shown(), runs_version()
+    if now_known is not memo.known or now_runs != memo.runs:
+        _changed(memo, now_known, now_runs)
+    return memo
+
+
+def _changed(memo: _Memo, known: tuple[str, ...], runs: int) -> None:
+    """Bring ``memo`` to the values ``known`` and the run ids of ``runs``, dropping each text ``shown`` may now show
+    differently; every other is shown as it was, for these reasons:
+
+    - a value added or taken away changes ``scrub_text`` of a text (plain: no escape, no invisible character) only
+      where the value, or a cut-off start of it, stands: the text holds its first ``FRAGMENT`` characters, or all of
+      a shorter one (a whole value, a cut-off one and the count of values a cut-off piece starts all need them); a
+      text that may hold a disguise (``maybe_disguised``) is read against every value's pairs: dropped;
+    - a run id added or forgotten changes what ``shown`` keeps whole only in a text holding it (found in the text
+      as scrubbed: its pieces and ``[REDACTED]``, so in the text itself for an id without a bracket; an id with one
+      drops every text)."""
+    texts = memo.texts
+    needles: set[str] = set()
+    if known is not memo.known:
+        changed = set(known).symmetric_difference(memo.known)
+        needles |= {value[:FRAGMENT] for value in changed if value}
+        if changed:
+            for text in memo.disguised:
+                texts.pop(text, None)
+            memo.disguised.clear()
+    if runs != memo.runs:
+        ids = frozenset(run_ids())
+        moved = ids.symmetric_difference(memo.ids)
+        if any("[" in i or "]" in i for i in moved):
+            memo.clear()
+        needles |= {i for i in moved if i}
+        memo.ids = ids
+    if needles and texts:
+        for text in _holding(list(texts), needles):
+            del texts[text]
+    memo.known, memo.runs = known, runs
+
+
+def _holding(texts: list[str], needles: set[str]) -> list[str]:
+    """The ``texts`` that hold one of ``needles`` (a few more where one spans two texts), read in one pass."""
+    sep = "\0"
+    blob = sep.join(texts)
+    starts = list(accumulate((len(t) + 1 for t in texts[:-1]), initial=0))
+    hit: set[int] = set()
+    for start, end in Known(needles).starts(blob):
+        hit.update(range(bisect_right(starts, start) - 1, bisect_right(starts, max(end - 1, start))))
+    return [texts[i] for i in sorted(hit)]
+
+
+def remembered(names: dict[str, str]) -> None:
+    """Take ``names`` (texts and their shown forms, ``shown_names`` of another process) as shown here: the caller
+    vouches that they were shown under the same environment's secrets and these rules (``frames.keptframe``: the
+    file's tag holds both). Taken only while this process has learned no value, as that one had not, and but for a
+    name holding a run id of this process (``shown`` keeps it whole)."""
+    memo = _synced()
+    if known_everywhere() or len(memo.texts) + len(names) >= _MEMO_MAX:
+        return
+    ids = [i for i in memo.ids if i]
+    names = names if not ids else {n: s for n, s in names.items() if not any(i in n for i in ids)}
+    memo.texts.update(names)
+    memo.disguised.update(n for n in names if maybe_disguised(n))
+
+
+def shown_names(names: list[str]) -> dict[str, str] | None:
+    """Each of ``names`` (the last parts of ids and paths) as ``shown_id`` shows it, for another process to take
+    (``remembered``); None while this process has learned a value (``known_everywhere``). A name holding a run id of
+    this process is left out (another process does not keep it whole)."""
+    if known_everywhere():
+        return None
+    ids = run_ids()
+    return {n: _shown(n) for n in names if not any(i in n for i in ids)}
 
 
 def _screened(text: str) -> str:
@@ -63,6 +159,21 @@ def shown_id(text: str) -> str:
     costs a millisecond; a root holds 100,000 runs)."""
     head, sep, name = text.rpartition("/")
     return text if is_minted(name) else head + sep + _shown(name)
+
+
+def shown_ids(texts: list[str]) -> list[str]:
+    """``shown_id`` of each of ``texts``, what it is shown under read once for all of them (per text, reading the
+    values known and the environment cost ~5 us: a frame of 100,000 runs not named by minted ids shows 200,000)."""
+    memo = _synced()
+    get, out = memo.texts.get, []
+    for text in texts:
+        head, sep, name = text.rpartition("/")
+        if is_minted(name):
+            out.append(text)
+            continue
+        new = get(name)
+        out.append(head + sep + (new if new is not None else _shown(name)))
+    return out
 
 
 def shown_parts(text: str) -> str:
