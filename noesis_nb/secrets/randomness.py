@@ -55,6 +55,12 @@ _NOT_RANDOM = [
         # a ULID of these decades (``01…``: minted 2004-2039) cut short where a text ends: an excerpt's last word
         # (``input_excerpt`` is the task's first 120 characters), after a prefix or not, in one case
         r"(?<![A-Za-z0-9])(?:[a-z]{1,8}_)?01(?:[0-9A-HJKMNP-TV-Z]{8,23}|[0-9a-hjkmnp-tv-z]{8,23})(?:…|\.\.\.)?\s*\Z",
+        # a Nix store path's hash (``/nix/store/<hash>-python3-3.11.6``): 32 characters of Nix's base 32 (no e, o, t,
+        # u), a digest of what the package was built from, public; only after ``nix/store/`` and before its ``-``
+        r"nix/store/[0-9a-df-np-sv-z]{32}(?=-)",
+        # a Cloudflare ray id (``cf-ray: 7d9f8b6c5d4e3f2a-FRA``): 16 hex digits, a data centre's airport code; its 16
+        # digits alone read as no key, the code made the word one of 20
+        r"(?<![A-Za-z0-9-])[0-9a-f]{16}-[A-Z]{3}(?![A-Za-z0-9])",
     )
 ]
 # those the regex engine cannot skip ahead in, tried only at their literals (``gates.Gate``): a UUID's first ``-`` 8
@@ -66,6 +72,7 @@ _GATES = {
     3: ((*_DIGEST_NAMES, "head", "etag", "trace", "span", "request", "correlation", "container", "image"), 0, 0, True),
     4: (("git",), 0, 0, True),
     6: (("sha",), 0, 0, False),
+    9: (("-",), 16, 16, False),
 }
 _NOT_RANDOM_GATED = [Gate(p, *_GATES[i]) if i in _GATES else p for i, p in enumerate(_NOT_RANDOM)]
 _CANDIDATE = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{20,}={0,3}(?![A-Za-z0-9+/=_-])")
