@@ -623,14 +623,36 @@ def process_lost(rec: Recorder) -> str:
     executions = ExecutionRepository(rec.run_dir)
     repos = tool_repositories(rec.run_dir)
     last = rec.events[-1] if rec.events else {}  # the dead process's last event, before this call writes any
+    ended = {*names.TERMINAL_EXECUTION_EVENTS, names.TOOL_EXECUTION_OUTCOME_UNKNOWN}
     for prepared in repos.prepared.list():
-        if prepared.run_id != rec.episode_id or executions.get(prepared.key) is not None:
-            continue
-        if not executions.claimed(prepared.key):
+        if prepared.run_id != rec.episode_id:
             continue
         request = _request_events(rec, prepared.request_id)
-        if any(e["payload"].get("event_name") == names.TOOL_EXECUTION_OUTCOME_UNKNOWN for e in request):
+        steps = {e["payload"].get("event_name") for e in request}
+        if steps & ended:
             continue
+        result = executions.get(prepared.key)
+        if result is not None:  # its result was recorded, its ending event not written: written now, from the record
+            if names.TOOL_EXECUTION_STARTED in steps:
+                status = getattr(result.status, "value", result.status)
+                final = {"succeeded": names.TOOL_EXECUTION_SUCCEEDED, "replayed": names.TOOL_REPLAYED}.get(
+                    status, names.TOOL_EXECUTION_FAILED
+                )
+                rec.emit(
+                    "tool",
+                    {
+                        "event_name": final,
+                        "request_id": prepared.request_id,
+                        "draft_id": prepared.key,
+                        "execution_id": result.execution_id,
+                        "reason_code": result.reason_code,
+                    },
+                    agent_id="tool_contract",
+                    caused_by=request[-1]["id"] if request else None,
+                )
+            continue
+        if not executions.claimed(prepared.key) and names.TOOL_EXECUTION_STARTED not in steps:
+            continue  # never handed to its tool
         rec.emit(
             "tool",
             {"event_name": names.TOOL_EXECUTION_OUTCOME_UNKNOWN, "request_id": prepared.request_id, "draft_id": prepared.key},
