@@ -42,6 +42,7 @@ import pandas as pd
 from . import _genai_rates as genai
 from ._genai_rates import GENAI_SOURCE
 from .errors import InvalidOptionError, NoesisNbError
+from .secrets.display import shown
 from .secrets.quoted import keys_hidden, quoted
 from .store.facts import call_row
 from .store.instants import utc_micros
@@ -504,7 +505,9 @@ def price_arrays(
             group = np.flatnonzero(codes == code)
             if not model:
                 continue
-            name = f"{provider + '/' if provider else ''}{model}"
+            # the notes' key as usage_df's columns show the call (a key in a crafted call's provider redacted,
+            # the model kept): runs_df prices its calls as read, and its attrs would show the key whole
+            name = f"{shown(provider) + '/' if provider else ''}{shown(model)}"
             group_tokens = {c: tokens[c][group] for c in _TOKENS}
             for at, price, got, part in _priced_groups(pricer, model, provider or None, stamps[group], group_tokens):
                 rows = group[at]

@@ -106,8 +106,11 @@ def resolve_path(record: Any, keys: Sequence[str] | str) -> Any:
     return value
 
 
-def check_columns(columns: Sequence[Column] | None, defaults: Mapping[str, Any], frame: str) -> tuple[Column, ...]:
-    """Validate user columns: Column instances whose names do not shadow a default column."""
+def check_columns(
+    columns: Sequence[Column] | None, defaults: Mapping[str, Any], frame: str, roots: Sequence[str] = ()
+) -> tuple[Column, ...]:
+    """Validate user columns: Column instances whose names do not shadow a default column, and whose paths start
+    at one of ``roots`` (the frame's record has those keys alone: ``summmary.task`` would be NA in every row)."""
     if isinstance(columns, Column):  # one spec where a list was meant: unambiguous
         columns = [columns]
     if not columns:
@@ -126,6 +129,13 @@ def check_columns(columns: Sequence[Column] | None, defaults: Mapping[str, Any],
         if column.name in names:
             raise InvalidOptionError(f"{frame}: two columns are named {quoted(column.name)}; give each Column its own name")
         names.add(column.name)
+        head = column.path.split(".", 1)[0] if column.path is not None else None
+        if roots and head is not None and head not in roots:
+            raise InvalidOptionError(
+                f"{frame}: Column {quoted(column.name)} path={quoted(column.path, 80)} starts at {quoted(head, 40)}"
+                f"{typo_hint(head, roots)}, which is no part of its records; start the path at one of "
+                f"{', '.join(roots)}"
+            )
         out.append(column)
     return tuple(out)
 
@@ -144,7 +154,7 @@ RUN_COLUMNS: dict[str, tuple[str, str]] = {
     "status": ("category", "ok, error, vetoed, paused, running, cancelled, lost (noesis_nb.store.run_status)"),
     "outcome": ("category", "final.json / summary outcome (success, failed, vetoed, error, ...)"),
     "success": ("bool", "summary.metrics.success"),
-    "started_at": ("datetime", "UTC start time"),
+    "started_at": ("datetime", "UTC start time (a time written without an offset is read as UTC)"),
     "ended_at": (
         "datetime",
         "UTC end time of a finished run: started_at + duration_s, the end it recorded (Noēsis' own runs record a "
@@ -209,7 +219,7 @@ EVENT_COLUMNS: dict[str, tuple[str, str]] = {
     "source": ("category", "payload.source when it names an integration (agui, noeta, ...), else the run's source"),
     "seq": ("int", "0-based line order within the run's events.jsonl"),
     "event_id": ("str", "event id (older insight/memory lines have none)"),
-    "timestamp": ("datetime", "UTC event time"),
+    "timestamp": ("datetime", "UTC event time (a time written without an offset is read as UTC)"),
     "phase": ("category", "start, observe, plan, act, tool, model, integration, runtime, terminate, ..."),
     "event_name": ("category", "event_type (runtime) or payload.event_name (tool, model)"),
     "agent_id": ("category", "emitter"),

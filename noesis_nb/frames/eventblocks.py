@@ -169,6 +169,7 @@ def load_events(
                 )
                 sealed_tools.append(tools)
                 docs = None  # the stats of the documents whose secrets its events were redacted with
+                ids_read = None if as_written else [e.get("episode_id") for e in evs]  # (a hidden id's length said)
                 if not as_written:  # never screened: redacted once, with what its other files reveal, then cached
                     docs, values = docs_revealed(ref)
                     shown_records(evs, values)
@@ -181,7 +182,7 @@ def load_events(
                 # leaves nothing to report; else the bytes are counted and the events looked at as before
                 owners = [e.get("episode_id") for e in evs]
                 if owners.count(ref.name) != len(owners) and not names_only(data, ref.name, len(evs)):
-                    report(other_episodes(owners, ref.name))
+                    report(other_episodes(owners, ref.name, ids_read))
                 start, stop, named = batch.add(evs, report)
                 # after the lines' own problems: a strict load names the line a change broke, then the change itself
                 run_problems.extend(_seal_changes(ref, (len(data), *stamp[1:]), named_by, folder, seal_docs[1]))

@@ -53,16 +53,21 @@ def names_only(data: bytes, episode: str, events: int) -> bool:
     return compact == events or compact + data.count(b'"episode_id": "' + name + b'"') == events
 
 
-def other_episodes(episode_ids: Sequence[Any], episode: str) -> list[tuple[int, str]]:
+def other_episodes(episode_ids: Sequence[Any], episode: str, as_read: Sequence[Any] | None = None) -> list[tuple[int, str]]:
     """``(index, reason)`` for each event whose ``episode_id`` is not its log's: the run's folder ``episode`` when
     an event names it, else the first event's (a renamed copy of a run names its old folder throughout: the
-    summary's episode is checked against the folder by ``runs_df``, the events against each other here)."""
+    summary's episode is checked against the folder by ``runs_df``, the events against each other here).
+    ``as_read``: the ids before their events were redacted, so that an id hidden whole is named by its own length
+    (not that of ``[REDACTED]``), as ``runs_df`` names it from the log's bytes."""
     owner = episode if episode in episode_ids else next((e for e in episode_ids if type(e) is str), episode)
     out = []
     for i, named in enumerate(episode_ids):
         if named == owner:
             continue
         said = "names no episode (episode_id is missing)" if named is None else f"names episode {quoted(named, 60)}"
+        raw = as_read[i] if as_read is not None else named
+        if raw is not named and type(raw) is str and said.startswith("names episode <a "):
+            said = f"names episode <a {len(raw)}-character value that looks like a key, not shown>"
         out.append(
             (
                 i,

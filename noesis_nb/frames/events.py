@@ -20,6 +20,7 @@ from . import _arrays
 from .columns import EVENT_COLUMNS, Column, check_columns
 from .eventblocks import load_events
 from .gcpause import without_gc
+from .learnedtext import learned_hidden
 from .loadwarning import warn_of_problems
 from .phasenames import check_event_names, check_phase_names
 from .problems import LoadProblem, Problems
@@ -115,7 +116,7 @@ def events_df(
     df.attrs["errors"] = problems.as_records()
     df.attrs["runs"] = len(refs)
     warn_of_problems("events_df", df.attrs["errors"], refs)
-    return ids_shown(df)
+    return ids_shown(learned_hidden(df))
 
 
 def _misspelt_phases(keep: list[str], phases: pd.Series, source: Source) -> list[LoadProblem]:

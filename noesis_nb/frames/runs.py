@@ -32,6 +32,7 @@ from .extravalues import extra_series
 from .fs import BadFile, Stat, dir_stamp, prefetch_remote, settled
 from .gcpause import gc_paused, without_gc
 from .keptframe import Keeper, keeper_for
+from .learnedtext import learned_hidden
 from .loadwarning import warn_of_problems
 from .problems import LoadProblem, Problems
 from .progress import progress as _progress
@@ -93,7 +94,7 @@ def runs_df(
             f"verify={quoted(verify)}: use 'quick' (listed files exist, top-level sizes match), 'size' (every "
             "listed size) or 'hash' (re-hash every listed file)"
         )
-    extras = check_columns(columns, RUN_COLUMNS, "runs_df")
+    extras = check_columns(columns, RUN_COLUMNS, "runs_df", ("summary", "state", "final", "manifest", "status", "run_dir"))
     wanted = episode_filter(episodes)
     refs = resolve_source(source, storage_options=storage_options, episodes=wanted)
     problems = Problems(strict)
@@ -113,7 +114,7 @@ def runs_df(
     if served is not None:
         served.attrs = {**served.attrs, "errors": problems.as_records()}
         warn_of_problems("runs_df", served.attrs["errors"], refs)
-        return ids_shown(_with_lost(served, refs), minted=keeper is not None and keeper.minted)
+        return ids_shown(learned_hidden(_with_lost(served, refs)), minted=keeper is not None and keeper.minted)
     loaded = False
     try:
         df = _load(refs, problems, cache, verify, indexes, extras, pricer, progress, keeper)
@@ -125,7 +126,7 @@ def runs_df(
             index.end(save=loaded, whole=whole)
     df.attrs = {**df.attrs, "errors": problems.as_records()}
     warn_of_problems("runs_df", df.attrs["errors"], refs)
-    return ids_shown(_with_lost(df, refs))
+    return ids_shown(learned_hidden(_with_lost(df, refs)))
 
 
 def _with_lost(df: pd.DataFrame, refs: list[RunRef]) -> pd.DataFrame:
@@ -595,11 +596,12 @@ def _outside_vocabulary(docs: dict[str, dict[str, Any]], report: Callable[[str],
 
 def _as_shown(value: Any, record: RunRecord, column: Column) -> Any:
     """An extra column's value as shown: a path's value judged under the key holding it (``summary.tags.password``
-    is screened as ``{"password": value}``, as an event's payload is), a function's alone."""
+    is screened as ``{"password": value}``, as an event's payload is), a function's alone. The value is taken back
+    by position: the screen may redact the key itself (a git SHA, a hash-keyed metric) where the caller named it."""
     if record.get("written_here"):
         return value
     name = next((k for k in reversed(column.path.split(".")) if not k.lstrip("-").isdigit()), None) if column.path else None
-    value = shown_value(value) if name is None else shown_value({name: value})[name]
+    value = shown_value(value) if name is None else next(iter(shown_value({name: value}).values()))
     return scrubbed(value, record.get("revealed") or frozenset())
 
 
@@ -634,11 +636,11 @@ def _frame(records: list[RunRecord], extras: tuple[Column, ...], prices: Pricer)
                 values = environ_hidden(values) or values
             data[name] = _arrays.series_of(kind, values)
     data["duration_s"] = data["duration_s"].fillna((data["ended_at"] - data["started_at"]).dt.total_seconds())
+    odd = _odd_durations(data, records)
     tag_keys = sorted({k for row in rows for k in row["tags"]}, key=str)
     for key in tag_keys:
         values = [row["tags"].get(key) for row in rows]
         data[f"tags_{key}"] = _arrays.series_of("object", environ_hidden(values) or values)
-    odd: list[LoadProblem] = []
     for column in extras:  # a later one of the same name replaces an earlier, as assigning it did
         data.pop(column.name, None)
         # any part of the run's files: redacted unless noesis_nb screened them as it wrote them
@@ -649,6 +651,46 @@ def _frame(records: list[RunRecord], extras: tuple[Column, ...], prices: Pricer)
     df = pd.DataFrame(data, index=pd.RangeIndex(len(records)), copy=False)  # every Series has this index already
     df.attrs.update(usage.attrs)
     return df, odd
+
+
+# a run whose start and end are further apart than this (a year) has a wrong start or end time: a person may leave a
+# paused run for weeks, not for a year
+_LONGEST_S = 366 * 86400.0
+
+
+def _odd_durations(data: dict[str, Any], records: list[RunRecord]) -> list[LoadProblem]:
+    """Problems of the runs whose duration cannot be: negative (started after its end: read as NA) or over a year
+    (a start time far before the log's events: kept, and said). Each names the run and its two times."""
+    duration = data["duration_s"].to_numpy(dtype=float, na_value=np.nan)
+    with np.errstate(invalid="ignore"):
+        odd_rows = np.flatnonzero((duration < 0) | (duration > _LONGEST_S))
+    if not len(odd_rows):
+        return []
+    out: list[LoadProblem] = []
+    negative = duration < 0
+    for i in odd_rows:
+        record = records[i]
+        ref = record["ref"]
+        place = ref.fs.url(ref.file("summary.json" if record["summary"] is not None else "state.json"))
+        start, end = data["started_at"].iloc[i], data["ended_at"].iloc[i]
+        times = f"started_at {_iso(start)}, ended_at {_iso(end)}"
+        if negative[i]:
+            why = (
+                f"run {quoted(ref.name, 60)} ends before it starts ({times}: {duration[i]:,.0f} s); duration_s is read "
+                "as unknown. Fix started_at (or duration_sec) in its summary"
+            )
+        else:
+            why = (
+                f"run {quoted(ref.name, 60)} lasts {duration[i] / 86400:,.0f} days ({times}), far longer than a run "
+                "runs: its start time is likely wrong (kept as read). Fix started_at (or duration_sec) in its summary"
+            )
+        out.append(LoadProblem(place, None, why))
+    data["duration_s"] = data["duration_s"].mask(pd.Series(negative, index=data["duration_s"].index))
+    return out
+
+
+def _iso(stamp: Any) -> str:
+    return "unknown" if pd.isna(stamp) else stamp.isoformat()
 
 
 def _view(record: RunRecord) -> dict[str, Any]:

@@ -30,6 +30,7 @@ from .eventblocks import EventColumns, load_events
 from .extravalues import extra_series
 from .fs import UNREAD, BadFile, dir_stamp, local_unchanged, prefetch_remote, settled
 from .gcpause import without_gc
+from .learnedtext import learned_hidden
 from .loadwarning import warn_of_problems
 from .problems import LoadProblem, Problems
 from .runlearned import docs_revealed, log_revealed
@@ -537,7 +538,7 @@ def tools_df(
     its own pause, so a run's ``wait_s`` add up to its ``waiting_s``; <NA> for a policy's decision), as its view's tool
     step says ``(waited …)``.
     """
-    extras = check_columns(columns, TOOL_COLUMNS, "tools_df")
+    extras = check_columns(columns, TOOL_COLUMNS, "tools_df", ("prepared", "approval", "execution"))
     wanted = episode_filter(episodes)
     refs = resolve_source(source, storage_options=storage_options, episodes=wanted)
     problems = Problems(strict)
@@ -581,4 +582,4 @@ def tools_df(
     df = _arrays.detached(df)
     df.attrs["errors"] = problems.as_records()
     warn_of_problems("tools_df", df.attrs["errors"], refs)
-    return ids_shown(df)
+    return ids_shown(learned_hidden(df))

@@ -23,6 +23,7 @@ from .eventcheck import check_calls, misplaced_call_reason, slip_reason, slipped
 from .eventids import any_repeated, repeated_ids
 from .extravalues import extra_series
 from .gcpause import without_gc
+from .learnedtext import learned_hidden
 from .loadwarning import warn_of_problems
 from .problems import CUT_IN_SEALED_RUN, LoadProblem, Problems
 from .sealsizes import is_seal_change
@@ -223,7 +224,7 @@ def usage_df(
     CSV path) over genai-prices; ``df.attrs`` records ``price_source`` and ``price_version``.
     ``reported_cost_usd`` is the provider's own figure from run time, kept apart.
     """
-    extras = check_columns(columns, USAGE_COLUMNS, "usage_df")
+    extras = check_columns(columns, USAGE_COLUMNS, "usage_df", ("payload",))
     wanted = episode_filter(episodes)
     refs = resolve_source(source, storage_options=storage_options, episodes=wanted)
     problems = Problems(strict)
@@ -271,7 +272,7 @@ def usage_df(
         problems.extend(_unused_prices(pricer, df, source))
     df.attrs = {**df.attrs, "errors": problems.as_records()}
     warn_of_problems("usage_df", df.attrs["errors"], refs)
-    return ids_shown(df)
+    return ids_shown(learned_hidden(df))
 
 
 #: the figures of a call read from a sealed log changed since its seal: unknown, as ``runs_df``'s totals of that run

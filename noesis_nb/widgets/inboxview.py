@@ -22,9 +22,11 @@ from typing import Any
 import ipywidgets as w
 
 from .._envvars import approver_id_from_env
+from ..errors import InvalidOptionError
 from ..runtime.inbox import PendingScan
 from ..runtime.inboxitems import InboxItem, decision_of
 from ..secrets import shown
+from ..secrets.quoted import quoted
 from ..store.vocab import TERMINAL_STATUSES
 from .approvals import FOLDER_GONE, CardFocus
 from .bundle import SnapshotOutput, css_widget
@@ -364,9 +366,22 @@ def _unread_words(problems: list[str]) -> str:
     return f"{len(problems)} problem{'s' * (len(problems) != 1)} reading the runs (named below)"
 
 
-def inbox(root: str | os.PathLike[str] | None = None, *, approver_id: str | None = None) -> InboxView:
+def inbox(
+    root: str | os.PathLike[str] | None = None,
+    *,
+    runs_dir: str | os.PathLike[str] | None = None,
+    approver_id: str | None = None,
+) -> InboxView:
     """Show every pending draft and veto of every paused run under ``root`` (default: the runs dir, and the episodes
-    live in this kernel wherever they write); returns the inbox."""
+    live in this kernel wherever they write); returns the inbox. ``runs_dir=`` names the root as ``show``,
+    ``list_runs`` and ``start`` take it."""
+    if runs_dir is not None:
+        if root is not None:
+            raise InvalidOptionError(
+                f"inbox: root={quoted(os.fspath(root), 80)} and runs_dir={quoted(os.fspath(runs_dir), 80)} both name "
+                "the runs' folder; pass one of them"
+            )
+        root = runs_dir
     view = InboxView(root, approver_id=approver_id)
     view.display()
     return view

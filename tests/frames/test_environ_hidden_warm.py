@@ -56,7 +56,10 @@ def test_tools_df_hides_the_environment_secrets_in_what_people_wrote(tmp_path, m
     episode = nb.solve("write a file", using=writer_adapter, runs_dir=root, approver="ask")
     nb.reject_draft(episode, approver_id="ops", reason=f"not with {_VALUE} in it", runs_dir=root)
     clear_cache()
-    assert _VALUE in " ".join(map(str, nb.tools_df(root)["decision_reason"]))  # the run holds it as written
+    # the run holds it as written (read from its file: a frame hides it when this process has learned it already,
+    # as an earlier test's run with the variable set teaches it)
+    decisions = (tmp_path / "runs").glob(f"{episode}/tool_invocations/approvals/*.json")
+    assert any(_VALUE in path.read_text() for path in decisions)
     monkeypatch.setenv("DB_PASSWORD", _VALUE)
     reasons = " ".join(map(str, nb.tools_df(root)["decision_reason"]))
     assert _VALUE not in reasons and reasons.startswith("not with [REDACTED")

@@ -1,0 +1,103 @@
+"""Every frame hides the values this process has learned as secrets, whenever it learned them.
+
+A value the kernel learns after a run's rows were made (a later episode names it as a password) was not hidden in
+those rows: the cached events, the kept run rows and the memoised frames hold them as they were made, and a cold
+``runs_df`` (whose texts pass ``shown``) hid it where ``events_df`` showed it. Each frame's text columns are
+scrubbed here with ``known_shown()`` (what ``shown`` hides) on their way out: nothing to do while nothing is learned,
+and a column already scrubbed with the same values (the same array, served again from a cache) is not read again.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any
+
+import numpy as np
+import orjson
+import pandas as pd
+
+from ..secrets.guard import RunSecrets, known_shown
+from .shownids import ID_COLUMNS
+
+__all__ = ["learned_hidden"]
+
+_SLICE = 4096  # values judged by one JSON pass: only a slice that may hold a value is scrubbed value by value
+_GUARD: tuple[tuple[str, ...] | None, RunSecrets | None] = (None, None)
+# (id of a column's values, id of the learned values) -> (the values, the learned values, the scrubbed values or None)
+_DONE: OrderedDict[tuple[int, int], tuple[Any, Any, Any]] = OrderedDict()
+_DONE_MAX = 64
+
+
+def _guard(values: tuple[str, ...]) -> RunSecrets:
+    global _GUARD
+    if _GUARD[0] is not values or _GUARD[1] is None:
+        guard = RunSecrets()
+        guard.learn(values)
+        _GUARD = (values, guard)
+    return _GUARD[1]  # type: ignore[return-value]
+
+
+def learned_hidden(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with the learned values hidden in its text columns (ids are ``ids_shown``'s); ``df`` itself when none
+    is there. Categories are scrubbed as categories, so a column of a few distinct texts costs a few scrubs."""
+    values = known_shown()
+    if not values or df.empty:
+        return df
+    guard = _guard(values)
+    changed: dict[str, Any] = {}
+    for name in df.columns:
+        if name in ID_COLUMNS:
+            continue
+        column = df[name]
+        if isinstance(column.dtype, pd.CategoricalDtype):
+            cats = column.cat.categories
+            if cats.dtype == object or pd.api.types.is_string_dtype(cats.dtype):
+                out = _scrubbed(cats.to_numpy(dtype=object), values, guard, cats)
+                if out is not None:
+                    changed[name] = _categories(column, list(out))
+        elif column.dtype == object or pd.api.types.is_string_dtype(column.dtype):
+            array = column.array
+            out = _scrubbed(column.to_numpy(dtype=object), values, guard, array)
+            if out is not None:
+                changed[name] = pd.Series(out, index=column.index, dtype=column.dtype, name=name)
+    if not changed:
+        return df
+    df = df.copy(deep=False)
+    for name, series in changed.items():
+        df[name] = series
+    return df
+
+
+def _categories(column: pd.Series, out: list[Any]) -> pd.Series:
+    names = list(column.cat.categories)
+    if len(set(out)) == len(out):
+        return column.cat.rename_categories(out)
+    return column.astype(object).map(dict(zip(names, out))).astype("category")  # two texts shown alike
+
+
+def _scrubbed(items: np.ndarray, values: tuple[str, ...], guard: RunSecrets, owner: Any) -> list[Any] | None:
+    """``items`` scrubbed of ``values`` (None when none holds one); remembered by ``owner``'s identity (the column's
+    array, kept alive with the answer), so the same array served again costs a dict lookup."""
+    key = (id(owner), id(values))
+    done = _DONE.get(key)
+    if done is not None and done[0] is owner and done[1] is values:
+        _DONE.move_to_end(key)
+        return done[2]  # type: ignore[no-any-return]
+    seq = list(items)
+    out = None
+    for start in range(0, len(seq), _SLICE):
+        part = seq[start : start + _SLICE]
+        try:
+            blob = orjson.dumps(part, default=str)
+        except (TypeError, orjson.JSONEncodeError):  # a key that is no text: each value scrubbed
+            blob = None
+        if blob is not None and not guard._holds(blob):
+            continue
+        got = [guard.scrub(v) if isinstance(v, (str, dict, list)) else v for v in part]
+        if any(a is not b for a, b in zip(got, part)):
+            out = seq if out is None else out
+            out[start : start + _SLICE] = got
+    _DONE[key] = (owner, values, out)
+    if len(_DONE) > _DONE_MAX:
+        _DONE.popitem(last=False)
+    return out
