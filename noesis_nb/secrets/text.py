@@ -50,6 +50,7 @@ from .linear import per_line, widen_all
 from .names import REDACTED_VALUE, is_secret_key, names_no_value, names_variable, unwrapped
 from .pairs import named_values
 from .plugins import plugins
+from .prose import PGPASS_HINT, PGPASS_HINT_BYTES, SAID_HINT, pgpass_passwords, prose_passwords
 from .randomness import CLOUD_KEY_IN_ID, PROVIDER_ID, entropy_ok, ids_out_of_values, random_words, without_ids
 from .url_parts import URL_QUERY, URL_USER, url_secrets
 from .verdicts import LONG_TEXT, judged
@@ -141,6 +142,8 @@ def _might_contain(blob: bytes) -> bool:
         return True
     if _SHORT_KEY.search(lowered) is not None:
         return True
+    if PGPASS_HINT_BYTES.search(blob) is not None:  # a ``.pgpass`` line names no keyword (``prose``)
+        return True
     if not anchored and blob.isascii() and not blob.translate(None, SHOWN_BYTES):
         return False
     # an escape or an invisible character may hide a keyword or a token: the text as it reads is judged too
@@ -185,6 +188,8 @@ def payload_might_contain(payload: Mapping[str, Any], blob: bytes) -> bool:
     if (
         not runs
         and _ANCHORS_OR_CHUNKS.search(lowered) is None
+        # a ``.pgpass`` line names no keyword (``prose``): its 4 colons come beside each key's one
+        and (blob.count(b":") < len(payload) + 4 or PGPASS_HINT_BYTES.search(blob) is None)
         # ``_short_keyed``'s answer without its call in the common case, a flat payload of keys judged before
         and not (
             (_UNDER_KEY.search(lowered) is not None or not _NAMED_PLAINLY.issuperset(payload)) and _short_keyed(payload, lowered)
@@ -379,9 +384,10 @@ def _text_might_contain(value: str) -> bool:
         return len(value) > _CACHED_LEN or bool(find_in_text(value))  # a long text is screened whole when written
     if might_wrap(value):  # a key's lead before a line break
         return True
-    if _PUNCT.search(value) is None:
-        return "bearer" in value.lower()
-    return _KEYWORDS_STR.search(value.lower()) is not None
+    if _PUNCT.search(value) is None:  # (``my password is X``: a name said in words, ``prose``)
+        lowered = value.lower()
+        return "bearer" in lowered or ("pass" in lowered and SAID_HINT.search(lowered) is not None)
+    return _KEYWORDS_STR.search(value.lower()) is not None or PGPASS_HINT.search(value) is not None
 
 
 # request and response ids as OpenAI and Anthropic issue them (chatcmpl-…, resp_…, msg_…, req_…): random,
@@ -903,11 +909,14 @@ def _find(text: str, entropy: bool) -> set[str]:
         by_name.update(v for v in named_values(named) if _assigned(v))
         if "+" in named:
             by_name.update(_form_values(named))
+        by_name.update(prose_passwords(text))  # ``my password is X``, ``htpasswd -b file user X`` (``prose``)
         found |= by_name  # "password= stays the same" loses "stays": a word after a name's "=" may be its value
     if _LONG_RUN in given.encode("utf-8", "ignore").translate(_RUNS):
         found.update(m.group() for m in _VENDOR_KEY.finditer(given))
     if "--password-stdin" in text:
         found.update(_stdin_passwords(text))
+    if PGPASS_HINT.search(given) is not None:  # a ``.pgpass`` line: host:port:database:user:password
+        found.update(pgpass_passwords(given))
     if "\n" in given or "\\" in given:  # a key wrapped across lines, as written and joined
         found |= wrapped_keys(given)
     if "\\\n" in given or "\\\r\n" in given:

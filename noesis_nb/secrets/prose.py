@@ -1,0 +1,83 @@
+"""Passwords given in words or in a file's line shape, with no ``name=value`` around them.
+
+``my password is X``, ``The wifi passphrase is X``; a ``.pgpass`` line (``host:port:database:user:X``); ``htpasswd -b
+file user X``. Each pattern opens at a literal the text must hold (``pass`` in any case, ``htpasswd``, a port between
+colons), and no part of one can give characters back to another, so a long line is read once (linear).
+
+A word after ``password is`` is taken only when it reads as no English word: it holds a digit or a symbol, or mixes
+cases inside it (``password is required``, ``password is incorrect``, ``passphrase is set`` stay).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from .gates import Gate
+
+__all__ = ["PGPASS_HINT", "PGPASS_HINT_BYTES", "SAID_HINT", "prose_passwords", "pgpass_passwords"]
+
+# ``password is X`` / ``passphrase was now: X``: the name, ``is`` or ``was``, the word (quotes, backticks kept out)
+_SAID = Gate(
+    re.compile(
+        r"(?i)(?<![a-z])pass(?:words?|phrase|code|wd)(?![a-z])[ \t]+(?:is|was)(?:[ \t]+now)?[ \t]*:?[ \t]+"
+        r"[\"'`“‘]?([^\s\"'`“”‘’]{6,128})"
+    ),
+    ("pass",),
+    0,
+    0,
+    True,
+)
+#: what a text in small letters holds when it may say a password in words (``_SAID``'s opening)
+SAID_HINT = re.compile(r"pass(?:words?|phrase|code|wd)[ \t]+(?:is|was)[ \t]")
+# ``htpasswd -b[c…] file user X``, ``htpasswd -nb user X``: the flags, then two or three words (the last the password)
+_WORD = r"""(?:"[^"\n]*"|'[^'\n]*'|[^\s"';&|]+)"""
+_HTPASSWD = Gate(
+    re.compile(rf"(?<![\w-])htpasswd((?:[ \t]+-[A-Za-z]+)++)[ \t]+({_WORD})[ \t]+({_WORD})(?:[ \t]+({_WORD}))?"),
+    ("htpasswd",),
+    0,
+    0,
+    False,
+)
+# a ``.pgpass`` line: hostname:port:database:username:password, alone on its line (``*`` for any in the first four)
+_FIELD = r"[^:\s\\]+"
+_PGPASS = re.compile(rf"(?m)^[ \t]*({_FIELD}):(?:[0-9]{{1,5}}|\*):{_FIELD}:{_FIELD}:((?:[^:\s\\]|\\[:\\])++)[ \t]*\r?$")
+#: what a text holds when it may hold a ``.pgpass`` line: a port (or ``*``) between colons, three more fields after it
+PGPASS_HINT = re.compile(r":(?:[0-9]{1,5}|\*):[^:\s\\\"]+:[^:\s\\\"]+:[^:\s\\\"]")
+PGPASS_HINT_BYTES = re.compile(PGPASS_HINT.pattern.encode())
+_TRAILING = ".,;:!?)]}"
+_PLACEHOLDER = frozenset("<{[$%*#")  # ``<password>``, ``{{ pw }}``, ``${PW}``, ``%s``, ``****``, a redaction
+
+
+def _reads_as_password(word: str) -> bool:
+    """A word no English sentence holds as one: a digit or a symbol in it, or its cases mixed past its first letter."""
+    if len(word) < 6 or word[0] in _PLACEHOLDER or "://" in word or word.count("/") > 1:
+        return False
+    if word.isalpha():
+        return not (word.islower() or word.isupper() or word[1:].islower())
+    return True
+
+
+def prose_passwords(text: str) -> Iterator[str]:
+    """The passwords ``text`` gives in words (``my password is X``) or to ``htpasswd -b``."""
+    for m in _SAID.finditer(text):
+        word = m.group(1).rstrip(_TRAILING)
+        if _reads_as_password(word):
+            yield word
+    if "htpasswd" in text:
+        for m in _HTPASSWD.finditer(text):
+            flags = m.group(1)
+            if "b" not in flags:  # without -b the password is asked for, not given
+                continue
+            value = m.group(3) if "n" in flags else m.group(4)  # -n: no file, ``user password``
+            if value:
+                yield value.strip("\"'")
+
+
+def pgpass_passwords(text: str) -> Iterator[str]:
+    """The password of each ``.pgpass`` line of ``text`` (a host with a letter or a dot in it, or ``*``: not the
+    groups of an IPv6 address or a MAC)."""
+    for m in _PGPASS.finditer(text):
+        host, value = m.group(1), m.group(2)
+        if (host == "*" or "." in host or any(c.isalpha() for c in host)) and value != "*" and not value.isdigit():
+            yield value  # as written: ``\:`` is how a colon of the password is written there

@@ -1,0 +1,111 @@
+"""Passwords given in words or in a file's line shape, with no ``name=value`` around them (``secrets.prose``):
+``my password is X``, ``The wifi passphrase is X``, a ``.pgpass`` line, ``htpasswd -b file user X``. Before, each
+was written and shown in clear. Sentences where the word after ``password is`` is an English one stay whole."""
+
+from __future__ import annotations
+
+import json
+import secrets as stdlib_secrets
+import string
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import noesis_nb
+from noesis_nb.secrets.text import find_in_text
+
+
+def _password() -> str:
+    rnd = stdlib_secrets.SystemRandom()
+    return (
+        rnd.choice(string.ascii_uppercase) + "".join(rnd.choice(string.ascii_letters + string.digits) for _ in range(11)) + "7q"
+    )
+
+
+_SAYINGS = {
+    "is": lambda pw: f"my password is {pw}",
+    "passphrase": lambda pw: f"The wifi passphrase is {pw} - keep it safe",
+    "was_now": lambda pw: f"Your password was now: {pw}.",
+    "backticked": lambda pw: f"the root password is `{pw}`",
+    "pgpass": lambda pw: f"db.example.com:5432:mydb:alice:{pw}",
+    "pgpass_any": lambda pw: f"# ~/.pgpass\n*:*:*:postgres:{pw}\n",
+    "htpasswd": lambda pw: f"htpasswd -b .htpasswd alice {pw}",
+    "htpasswd_nb": lambda pw: f"run htpasswd -nbB bob '{pw}' > users",
+}
+_KEPT = [
+    "password is required",
+    "Your password is incorrect.",
+    "The passphrase is set",
+    "Password is Required",
+    "the password is too short",
+    "The password is 8 characters long",
+    "password is <your password>",
+    "the password is ${DB_PASSWORD}",
+    "htpasswd -c .htpasswd alice",
+    "2001:0:85a3:8a2e:370:7334",
+    "00:11:22:33:44:55",
+    "started 07:00:30, done 07:01:02",
+]
+
+
+def _write_run(root: Path, ep: str, texts: list[str]) -> None:
+    run = root / ep
+    run.mkdir(parents=True)
+    events = [{"phase": "start", "payload": {"task": "t"}}]
+    events += [{"phase": "model", "payload": {"text": t}} for t in texts]
+    events += [{"phase": "terminate", "payload": {"status": "ok"}}]
+    lines = [
+        {"episode_id": ep, "id": f"00000000-0000-4000-8000-{i:012x}", "agent_id": "system",
+         "timestamp": f"2026-12-07T07:00:{i:02d}+00:00", **e}
+        for i, e in enumerate(events, start=1)
+    ]  # fmt: skip
+    (run / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in lines))
+    (run / "summary.json").write_text(json.dumps({"episode_id": ep, "status": "ok", "task": "t"}))
+
+
+def test_passwords_said_in_words_are_hidden_in_a_run_read_from_disk(tmp_path: Path) -> None:
+    given = {name: _password() for name in _SAYINGS}
+    for name, say in _SAYINGS.items():
+        _write_run(tmp_path, f"ep_{name}", [say(given[name])])
+    frame = noesis_nb.events_df(tmp_path)
+    for name, pw in given.items():
+        rows = repr(frame[frame.episode_id == f"ep_{name}"].payload.tolist())
+        assert pw not in rows, f"{name}: the password is shown"
+        assert "[REDACTED]" in rows
+
+
+def test_ordinary_sentences_stay_whole(tmp_path: Path) -> None:
+    _write_run(tmp_path, "ep_kept", _KEPT)
+    frame = noesis_nb.events_df(tmp_path)
+    texts = [p["text"] for p in frame.payload if isinstance(p, dict) and "text" in p]
+    assert texts == _KEPT
+
+
+def test_a_live_run_writes_them_redacted(tmp_path: Path) -> None:
+    given = {name: _password() for name in _SAYINGS}
+
+    def agent(task: str, ctx: Any) -> str:
+        for name, say in _SAYINGS.items():
+            ctx.emit("model", {"text": say(given[name])})
+        return "done"
+
+    ep = noesis_nb.solve("t", using=agent, runs_dir=tmp_path)
+    written = (tmp_path / ep / "events.jsonl").read_text()
+    for name, pw in given.items():
+        assert pw not in written, f"{name}: the password was written"
+
+
+@pytest.mark.parametrize(
+    "unit", ["password is ", "password was now: ", "passphrase is x1", "htpasswd -b ", "htpasswd -b -b x ", "a:1:b:c:", "h:5432:"]
+)
+def test_hostile_lines_are_read_in_linear_time(unit: str) -> None:
+    """One line of the patterns' openings repeated, 50 KB then 200 KB: linear costs 4 times as much, quadratic 16."""
+    costs = []
+    for size in (50_000, 200_000):
+        text = unit * (size // len(unit))
+        start = time.process_time()
+        find_in_text(text)
+        costs.append(time.process_time() - start)
+    assert costs[1] < 9 * max(costs[0], 0.005), f"{unit!r}: {costs[0]:.3f}s then {costs[1]:.3f}s of CPU"
