@@ -18,10 +18,11 @@ import ipywidgets as w
 
 from .._envvars import approver_id_from_env
 from ..runtime.gate import DecisionStands
+from ..runtime.steer import check_free_text
 from ..secrets import shown
 from .cards import decision_html, decision_words, pending_html, veto_decision_html, veto_html
 from .focus import FocusKeeper
-from .render import as_label, esc, short
+from .render import as_label, esc, refusal_html, short
 
 __all__ = ["ApprovalCard", "VetoCard", "ApprovalsPanel", "CardFocus", "as_decision", "FOLDER_GONE"]
 
@@ -61,6 +62,7 @@ class _Card:
             description="reason for the decision", placeholder="reason (optional)", layout=w.Layout(width="260px")
         )
         self.reason.add_class("nnb-named")
+        self.reason_refused = False  # the last decision failed on its reason: the focus goes to the box to correct it
         self.approve_button = self._button(0, "nnb-yes", "check")
         self.reject_button = self._button(1, "nnb-no", "times")
         self.status = w.HTML("")
@@ -118,15 +120,22 @@ class _Card:
         if self.decided or self.approve_button.disabled:
             return
         self._set_enabled(False)
+        own = reason is None  # the card's own box holds the reason (an inbox deciding many gives one of its own)
         reason = (reason if reason is not None else self.reason.value).strip() or None
+        self._mark_reason(None)
+        try:
+            if reason is not None and own:  # the rule every decision's reason is held to, said on the box it is typed in
+                check_free_text(reason, "reason")
+        except Exception as exc:
+            self._mark_reason(str(exc))
+            self._refused(approve, exc)
+            return
         try:
             with warnings.catch_warnings():  # the card itself says "already approved …; nothing changed"
                 warnings.simplefilter("ignore", DecisionStands)
                 decision = as_decision(self.call(approve, reason))
         except Exception as exc:
-            verb = self.labels[0 if approve else 1].lower()
-            self.status.value = f'<span class="nnb-c-red">could not {verb}: {esc(shown(str(exc)))}</span>'
-            self._set_enabled(True)
+            self._refused(approve, exc)
             return
         already = decision.get("created") is False
         if self.decision is None:
@@ -135,6 +144,22 @@ class _Card:
             self._say_already()
         if self._on_decided is not None:
             self._on_decided()
+
+    def _refused(self, approve: bool, exc: Exception) -> None:
+        """The decision was refused: said at once to a screen reader too (a live region), the buttons enabled again."""
+        verb = self.labels[0 if approve else 1].lower()
+        self.status.value = refusal_html(f"could not {verb}: {esc(shown(str(exc)))}")
+        self._set_enabled(True)
+
+    def _mark_reason(self, problem: str | None) -> None:
+        """Name the reason box's problem in its accessible name (ipywidgets sets no ``aria-invalid``) and mark it."""
+        self.reason_refused = problem is not None
+        name = "reason for the decision"
+        self.reason.description = name if problem is None else short(f"{name}, not accepted: {shown(problem)}", 300)
+        if problem is None:
+            self.reason.remove_class("nnb-invalid")
+        else:
+            self.reason.add_class("nnb-invalid")
 
     def mark_decided(self, decision: Mapping[str, Any], *, already: bool = False) -> None:
         """Show who decided and when (also for decisions made elsewhere: code, a magic, another kernel)."""
@@ -246,9 +271,12 @@ class CardFocus(FocusKeeper):
     """Where the focus goes after a click on one of a list of cards (a view's, or an inbox's rows), in their order."""
 
     def clicked(self, cards: Sequence[_Card], card: _Card, approve: bool) -> None:
-        """After a click on ``card``: the focus goes to the button pressed if the decision failed (the card says why),
+        """After a click on ``card``: the focus goes to its reason box if the reason was refused, to the button pressed
+        if the decision failed otherwise (the card says why),
         else to the Approve of the next card waiting, else to this card's outcome line, which says the decision."""
-        if card.waiting:
+        if card.waiting and card.reason_refused:  # its reason was refused: to the box, to correct it
+            self.move(card.reason)
+        elif card.waiting:
             self.move(card.approve_button if approve else card.reject_button)
         else:
             self.move(self.after(cards, card))

@@ -27,7 +27,7 @@ from .controls import PressedLine
 from .display import show
 from .inboxview import InboxView
 from .meter import CostMeter
-from .render import esc, live_css, short
+from .render import esc, live_css, refusal_html, short
 from .stale import stale_batch_html, stale_batch_key
 from .theme import ROOT_CLASS
 from .timeline import MESSAGE_OVERHEAD
@@ -209,7 +209,7 @@ class BatchView(SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets shi
         try:
             self.handle.cancel()
         except Exception as exc:
-            self.message.value = f'<span class="nnb-c-red">could not cancel: {esc(shown(str(exc)))}</span>'
+            self.message.value = refusal_html(f"could not cancel: {esc(shown(str(exc)))}")
             self.stop_button.disabled = False
             self.pressed.pressed(self.stop_button, None)
         else:

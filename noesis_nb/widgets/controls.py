@@ -17,7 +17,7 @@ import ipywidgets as w
 
 from ..secrets import shown
 from .focus import FocusKeeper
-from .render import as_label, esc
+from .render import as_label, esc, refusal_html
 
 __all__ = ["SteerInput", "StopControls", "PressedLine", "DRAIN_S"]
 
@@ -94,7 +94,8 @@ class SteerInput:
         try:
             steer = self.source.steer(text, sender=self.sender)
         except Exception as exc:
-            self._say(f'<span class="nnb-c-red">could not send: {esc(shown(str(exc)))}</span>')
+            self._say(refusal_html(f"could not send: {esc(shown(str(exc)))}"))
+            self.text.focus()  # a click on Send left the focus there: back to the text, to correct it
             return None
         self.text.value = ""
         self._say("")

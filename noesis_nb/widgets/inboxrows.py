@@ -21,7 +21,7 @@ from ..store.vocab import (
 )
 from .approvals import ApprovalCard, VetoCard
 from .cards import decision_html, never_decided, veto_decision_html
-from .render import dot_join, ending_word, esc, label, short
+from .render import dot_join, ending_word, esc, label, refusal_html, short
 
 __all__ = ["item_html", "check_name", "DraftRow", "VetoRow", "make_row", "decided_words", "ResumeRow", "resume_said"]
 
@@ -244,9 +244,7 @@ class ResumeRow:
         try:
             self.source.resume()
         except Exception as exc:
-            self.line.value = (
-                f'<span class="nnb-c-red">could not resume {esc(self.source.episode_id)}: {esc(short(str(exc), 200))}</span>'
-            )
+            self.line.value = refusal_html(f"could not resume {esc(self.source.episode_id)}: {esc(short(str(exc), 200))}")
             self.button.disabled = False
             self._say(self.line.value)
         else:
@@ -281,7 +279,7 @@ def resume_said(source: Any, since: int = 0) -> str:
     run = esc(short(source.episode_id, 80, exact=True))
     error = getattr(source, "last_error", None)
     if error:
-        return f'<span class="nnb-c-red" role="status">could not resume run {run}: {esc(short(str(error), 600))}</span>'
+        return refusal_html(f"could not resume run {run}: {esc(short(str(error), 600))}")
     events = list(getattr(source, "events", None) or ())[since:]
     names = [(e.get("payload") or {}).get("event_name") for e in events if isinstance(e.get("payload"), dict)]
     ran = sum(1 for n in names if n in _RAN)

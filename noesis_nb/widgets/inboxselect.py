@@ -9,12 +9,15 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+import ipywidgets as w
+
 from ..errors import InvalidOptionError
 from ..secrets.quoted import quoted
+from .cards import command_html
 from .inboxrows import DraftRow, ResumeRow, VetoRow
 from .render import esc, label, short
 
-__all__ = ["Row", "Selection", "count_words", "named_rows"]
+__all__ = ["Row", "Selection", "asked_html", "count_words", "named_rows"]
 
 Row = DraftRow | VetoRow
 
@@ -33,6 +36,25 @@ def named_rows(rows: list[Row]) -> str:
         names.append(f"{what} in {label(item.episode_id, 80)}")
     more = len(rows) - len(names)
     return ", ".join(names) + (f" and {more:,} more" if more > 0 else "")
+
+
+def asked_html(rows: list[Row]) -> str:
+    """What each row asked about runs, in full, for the question before several are decided at once: a draft's
+    whole command (as its card shows it: wrapped, escaped, secrets removed, every hidden character shown), a veto's
+    rule and message. A row shows its command cut to one line; the question is where it is read before deciding."""
+    items = []
+    for row in rows:
+        item = row.item
+        p = item.pending
+        if p is not None:
+            head = f"<b>{label(p.tool)}</b> in {label(item.episode_id, 80)} · {label(p.effect_kind)} · risk {label(p.risk_tier)}"
+            items.append(f"<li>{head}<dl>{command_html(p)}</dl></li>")
+        else:
+            payload = (item.governance or {}).get("payload")
+            payload = payload if isinstance(payload, dict) else {}
+            rule, message = label(payload.get("rule_id") or "?", 80), esc(short(payload.get("message") or "", 600))
+            items.append(f"<li><b>the veto</b> in {label(item.episode_id, 80)}: {rule} {message}</li>")
+    return f'<ol class="nnb-ib-asked">{"".join(items)}</ol>'
 
 
 def count_words(rows: list[Row]) -> str:
@@ -104,9 +126,24 @@ class Selection:
         question = f"<b>{verb} {count_words(chosen)}?</b>{named}{tail}" + (since if gone else "")
         if question != self.question.value:
             self.question.value = question
+        listing = asked_html(chosen)
+        if listing != self.asked.value:
+            self.asked.value = listing
         label = f"Confirm: {verb.lower()} {len(chosen)}"
         if label != self.confirm_button.description:
             self.confirm_button.description = label
+
+    @property
+    def asked(self) -> Any:
+        """The list under the question of what each row asked about runs, whole (:func:`asked_html`), above Confirm:
+        in the question's box, so it shows and hides with it."""
+        listing: Any = getattr(self, "_asked_list", None)
+        if listing is None:
+            listing = self._asked_list = w.HTML(layout=w.Layout(flex="1 1 100%", min_width="0"))
+            listing.add_class("nnb-ib-asked-box")
+            first, *rest = self.confirm_box.children
+            self.confirm_box.children = (first, listing, *rest)
+        return listing
 
     def _asked_about(self) -> tuple[list[Row], list[str]]:
         """Of the rows the open question names: those still waiting, and what became of each of the others."""

@@ -52,6 +52,7 @@ __all__ = [
     "says_rejected",
     "shown_status",
     "ending_word",
+    "refusal_html",
 ]
 
 # glyphs common fonts (DejaVu) have; a person's rejection is marked as a veto is (⊘), and said apart from one; a tool
@@ -94,6 +95,12 @@ def _dumps(value: Any, *, pretty: bool = False) -> str:
         return json.dumps(value, ensure_ascii=False, default=str, indent=2 if pretty else None, sort_keys=pretty)
     except (RecursionError, ValueError, TypeError):
         return safe_repr(value, 100_000)
+
+
+def refusal_html(inner: str) -> str:
+    """A refused action's message (``inner``: escaped HTML), said in red and announced at once: an ipywidgets HTML
+    widget sets its value as the element's content, so the live region (``role="alert"``) is in the HTML itself."""
+    return f'<span class="nnb-c-red" role="alert">{inner}</span>'
 
 
 def esc(value: Any) -> str:
@@ -362,7 +369,10 @@ def header_html(info: Mapping[str, Any], badge: str | None = None) -> str:
 def counts_html(total: int, steps: int, counts: Mapping[str, int], flags: Mapping[str, int], *, mode: str = "steps") -> str:
     """One muted line: how many steps and events, by phase, how many pauses, vetoes and errors, where the full log is.
     A phase is a name read from the run (:func:`label`): a run another program wrote may name one anything."""
-    by_phase = " · ".join(f"{label(phase_label(k), 60)} {v:,}" for k, v in sorted(counts.items(), key=lambda kv: -kv[1])[:6])
+    ranked = sorted(counts.items(), key=lambda kv: -kv[1])
+    by_phase = " · ".join(f"{label(phase_label(k), 60)} {v:,}" for k, v in ranked[:6])
+    if len(ranked) > 6:  # the phases left out, counted, so the line adds up to the events it names
+        by_phase += f" · {sum(v for _, v in ranked[6:]):,} more"
     # pauses are the times the run stopped for a person (``Tally``), vetoes and errors the events flagged so
     marks = " · ".join(f"{FLAG_MARKS[f]} {n:,} {FLAG_WORDS[f]}{'' if n == 1 else 's'}" for f, n in flags.items() if n)
     shown_as = f"{steps:,} steps from {total:,} events" if mode == "steps" else f"{total:,} events, newest first"

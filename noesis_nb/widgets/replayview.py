@@ -24,7 +24,7 @@ from ..runtime.moment import RunMoment, epoch_of
 from ..secrets.quoted import quoted
 from ..store.instants import epoch_seconds
 from .bundle import execution_count
-from .render import esc, short
+from .render import esc, refusal_html, short
 from .theme import ROOT_CLASS
 from .view import EpisodeView
 
@@ -50,6 +50,8 @@ class ReplayView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type info
             min=0,
             max=self.total,
             description="events",
+            # the label's hover text: ipywidgets 8 sets the label's title from ``tooltip``, which None showed as "null"
+            tooltip="how many of the run's events the view shows: drag, or arrow keys on the handle",
             continuous_update=self.total <= 5_000,  # a long run is redrawn where the slider is let go
             layout=w.Layout(flex="1 1 auto", width="auto", min_width="160px"),
         )
@@ -64,7 +66,9 @@ class ReplayView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type info
         self.speed = w.ToggleButtons(
             options=list(SPEEDS),
             value="10×",
-            style={"button_width": "58px"},
+            description="speed",  # the group's visible name (ipywidgets links no label to its buttons)
+            tooltip="how fast Play moves through the run",  # the label's hover text ("null" without one)
+            style={"button_width": "58px", "description_width": "initial"},
             layout=w.Layout(width="auto", flex="0 0 auto"),
             tooltips=["the run's own time", "ten times faster", "as fast as the view redraws"],
         )
@@ -160,7 +164,7 @@ class ReplayView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type info
             try:
                 self.play()
             except InvalidOptionError as exc:
-                self.clock.value = f'<div class="nnb-c-red">{esc(str(exc))}</div>'
+                self.clock.value = refusal_html(esc(str(exc)))
                 self.play_button.value = False
         elif not on:
             self.pause()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from .._safetext import visible
@@ -24,7 +25,9 @@ from .render import (
     live_css,
     phase_class,
     phase_label,
+    says_rejected,
     short_payload,
+    shown_status,
 )
 from .stepview import StepFacts, body_html, step_class, summary_html
 from .textwidth import pad
@@ -158,7 +161,20 @@ def _cell(row: Mapping[str, Any], column: str) -> str:
         return ""
     if column == "started_at":
         return local_when(value)
+    if column == "status":
+        value = shown_status(str(value), _rejected(row))  # as the view says it: 'rejected' for a rejected tool call
     return _short(value, 80, exact=column != "task")  # an id or a name: every invisible character shown
+
+
+def _rejected(row: Mapping[str, Any]) -> bool:
+    """Whether a listed ``vetoed`` run ended because a tool call was rejected (its summary's reasons say
+    ``tool_rejected``): a table of runs says "rejected" for it, as the view does; the row keeps the stored status."""
+    run_dir = row.get("run_dir")
+    if row.get("status") != "vetoed" or not isinstance(run_dir, str):
+        return False
+    from ..store.artifacts import read_summary  # only for a vetoed row: one small file it names
+
+    return says_rejected(read_summary(Path(run_dir)))
 
 
 EMPTY_RUNS_HINT = (
@@ -198,6 +214,6 @@ def runs_table_text(rows: Iterable[Mapping[str, Any]], *, where: str = "the runs
         lines.append(  # the id and status as any name read from a run's files: a terminal escape or bidi mark shown;
             # columns counted as drawn (a wide or combining character in an id would push the rest of its line)
             f"{pad(_cell(r, 'started_at'), 20)} {pad(_short(r.get('episode_id') or '', 80, exact=True), 30)} "
-            f"{pad(_short(r.get('status') or '', 40, exact=True), 9)} {_short(r.get('task') or '', 60)}"
+            f"{pad(_cell(r, 'status'), 9)} {_short(r.get('task') or '', 60)}"
         )
     return _utf8("\n".join(lines))

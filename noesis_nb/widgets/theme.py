@@ -112,7 +112,7 @@ def _rules() -> list[str]:
         f".{r} .nnb-sum>.nnb-t{{flex:none}}",
         # columns nothing can squeeze (an icon ipywidgets inserts, a narrow cell): the time and the kind on one line
         # each, the text after them never narrower than a short name, so no word is drawn one letter per line
-        f".{r} .nnb-sum>.nnb-line{{flex:1 1 0;min-width:16ch}}",
+        f".{r} .nnb-sum>.nnb-line{{flex:1 1 0;min-width:min(16ch,100%)}}",
         f".{r} .nnb-t{{white-space:nowrap}}",
         f".{r} .nnb-k{{display:inline-block;min-width:6.5em;max-width:24ch;font-weight:600;white-space:nowrap;"
         "overflow:hidden;text-overflow:ellipsis;vertical-align:top}",
@@ -134,7 +134,7 @@ def _rules() -> list[str]:
         f".{r} .nnb-r summary::before{{content:'▸';flex:none;width:1ch}}",
         f".{r} .nnb-r[open]>summary::before{{content:'▾'}}",
         f".{r} .nnb-r summary>.nnb-t{{flex:none}}",
-        f".{r} .nnb-r summary>.nnb-line{{flex:1 1 0;min-width:16ch}}",
+        f".{r} .nnb-r summary>.nnb-line{{flex:1 1 0;min-width:min(16ch,100%)}}",
         f".{r} .nnb-p{{display:inline-block;min-width:7em;font-weight:600}}",
         f".{r} .nnb-toggle.jupyter-button{{width:24px;min-width:24px;height:20px;padding:0;margin:1px 2px;"
         "background:transparent;color:var(--nnb-fg);border:none;box-shadow:none;font-size:12px;line-height:20px}",
@@ -183,6 +183,13 @@ def _rules() -> list[str]:
         f".{r} .nnb-ib-line{{line-height:1.5;overflow-wrap:anywhere;white-space:normal}}",
         f".{r} .nnb-ib-row .jupyter-button{{width:auto;padding:0 10px}}",
         f".{r} .nnb-ib-row .widget-html-content{{white-space:normal;min-width:0}}",
+        # the question before deciding several: each draft's whole command, wrapped (its row cuts it to one line)
+        f".{r} .nnb-ib-confirm .widget-html-content{{white-space:normal;overflow-wrap:anywhere}}",
+        f".{r} .nnb-ib-asked{{margin:4px 0;padding-left:2em;max-height:24em;overflow-y:auto}}",
+        f".{r} .nnb-ib-asked dl{{display:grid;grid-template-columns:max-content 1fr;gap:0 10px;margin:2px 0 6px}}",
+        f".{r} .nnb-ib-asked dt{{color:var(--nnb-muted)}}",
+        f".{r} .nnb-ib-asked dd{{margin:0;min-width:0;overflow-wrap:anywhere;font-family:{_MONO};font-size:12px}}",
+        f".{r} .nnb-ib-asked :is(ol,ul){{margin:0;padding-left:2em}}.{r} .nnb-ib-asked pre{{white-space:pre-wrap;margin:0}}",
         # small buttons (grid ▸, step ▸): a line as tall as the button, not ipywidgets' 28px, so the glyph sits centred
         f".{r} .nnb-grid .jupyter-button{{padding:0;text-align:center;line-height:20px}}",
         f".{r} .nnb-ib-line code{{font-size:12px}}",
@@ -232,6 +239,7 @@ def _rules() -> list[str]:
         "border-style:dashed;cursor:default}",
         f".{r} .widget-text input{{color:var(--nnb-fg);background:var(--nnb-bg);border-color:var(--nnb-line)}}",
         f".{r} .widget-text input::placeholder{{color:var(--nnb-muted);opacity:1}}",
+        f".{r} .nnb-invalid input{{border:2px solid var(--nnb-red-edge)}}",  # a reason refused: its box, to correct
         # where the keyboard is: a 2px ring in the view's blue (text-strength, so 3:1 or more against the view in every
         # theme); ipywidgets' own is 1px of light blue (2:1 on white), and a text box had none under our border colour
         f".{r} :focus-visible,.{r} .jupyter-button:focus-visible:enabled{{outline:2px solid var(--nnb-blue);outline-offset:1px}}",
@@ -240,6 +248,13 @@ def _rules() -> list[str]:
         # a control's name for screen readers only (a reason box, an inbox row's tick box): kept out of sight
         f".{r} .nnb-named>.widget-label,.{r} .nnb-named .widget-label-basic>span{{position:absolute;width:1px;height:1px;"
         "overflow:hidden;clip-path:inset(50%);white-space:nowrap;margin:0;padding:0}",
+        # a narrow view, whatever the window (a phone, 300-400% zoom, or a 150px output beside a wide side panel): a
+        # control never runs past its view. A button, a reason box, a row of controls is at most its view's width,
+        # and a button's label wraps once it has to (a button with room keeps its one line)
+        f".{r} .jupyter-button.nnb-btn:not(.nnb-open){{max-width:100%;min-width:0;white-space:normal;height:auto;"
+        "min-height:28px;line-height:1.3}",
+        f".{r} .nnb-stop-col,.{r} .widget-toggle-buttons,.{r} .widget-text,.{r} .nnb-card .widget-hbox{{max-width:100%}}",
+        f".{r} .widget-text,.{r} .widget-text input{{min-width:0}}",
         # a narrow window (a phone, or 300-400% zoom): long button labels wrap instead of running past the view
         "@media (max-width:480px){"
         f".{r} .jupyter-button.nnb-btn:not(.nnb-open){{white-space:normal;height:auto;min-height:28px;line-height:1.3;"

@@ -29,7 +29,7 @@ from .coalesce import Coalescer
 from .controls import PressedLine, SteerInput, StopControls
 from .facts import ToolFactsCache, veto_of
 from .keyguard import key_guard
-from .render import counts_html, esc, header_html, row_html, short
+from .render import counts_html, esc, header_html, refusal_html, row_html, short
 from .rerun import left_behind, left_behind_html
 from .settle import SettleButton
 from .stale import stale_notice_html, status_badge_html, written_here
@@ -421,7 +421,7 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
         try:
             self.source.cancel(drain_s) if drain_s is not None else self.source.cancel()
         except Exception as exc:
-            self.message.value = f'<span class="nnb-c-red">could not stop: {esc(shown(str(exc)))}</span>'
+            self.message.value = refusal_html(f"could not stop: {esc(shown(str(exc)))}")
             self.stop_button.disabled = False
             self.drain_button.layout.display = None if drain_s is not None else self.drain_button.layout.display
             self.pressed.pressed(pressed, None)
@@ -439,7 +439,7 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
         try:
             handle = self.source.resume()
         except Exception as exc:
-            self.message.value = f'<span class="nnb-c-red">could not resume: {esc(shown(str(exc)))}</span>'
+            self.message.value = refusal_html(f"could not resume: {esc(shown(str(exc)))}")
             self.resume_button.disabled = False
             self.pressed.pressed(self.resume_button, None)
             return None
