@@ -518,7 +518,12 @@ class ModelCall:
         return self.finish()
 
     def _payload(self, error: BaseException | None, abandoned: bool, reason: str | None, at: float | None) -> dict[str, Any]:
-        counts = self._counts() if self.fill is None else self.fill
+        if self.fill is not None:
+            counts = self.fill
+        elif self.usage is not None and self.api != "messages":  # most calls (``_counts``'s answer, without its call)
+            counts = _USAGE[self.api](self.usage)
+        else:
+            counts = self._counts()
         now = time.perf_counter() if at is None else at
         payload: dict[str, Any] = {  # the event's payload as written: ``event_name`` first
             "event_name": MODEL_CALL,

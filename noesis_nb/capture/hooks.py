@@ -26,12 +26,13 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from types import FunctionType, ModuleType
 from typing import Any
 
+from .. import _forks
 from ..secrets.names import hunted, looks_like_credential
 from . import dropped, raw
 from .billing import billed_provider
 from .calls import ABANDONED, CLOSED, PARSED, ModelCall, Retrieval, endpoint
 from .late import began_late
-from .scope import IN_SDK_CALL, current
+from .scope import _CURRENT, IN_SDK_CALL
 
 __all__ = ["ensure_installed", "uninstall", "installed"]
 
@@ -194,14 +195,20 @@ def _begin(provider: str, args: tuple[Any, ...], kwargs: dict[str, Any], client:
     a new call at this point (``EpisodeStopping``), before anything is sent."""
     if dropped.PENDING:  # streams collected since the last call: their events are written here, outside the collector
         dropped.run()
-    scope = current()
+    scope = _CURRENT.get()  # (``current()``, inline: asked at every SDK call)
+    if scope is not None and scope.generation != _forks.generation:  # a forked child writes nothing to the parent's run
+        scope = None
     if scope is None or scope.closed or IN_SDK_CALL.get():  # (inside a captured call: the same call, a layer down)
         if scope is not None and scope.closed and not IN_SDK_CALL.get():  # a task the adapter left running
             began_late(scope.episode_id, provider, args[1] if len(args) > 1 else kwargs.get("options"), client, endpoint)
         return None
     _learn_credentials(scope, client)
     options = args[1] if len(args) > 1 else kwargs.get("options")  # (``request(cast_to, options, …)``)
-    call = ModelCall.begin(scope, provider, options)
+    try:  # (``ModelCall.begin``, inline)
+        api = endpoint(provider, options)
+        call = None if api is None else ModelCall(scope, provider, api, options)
+    except Exception:
+        call = None
     if call is None:
         return Retrieval.of(scope, provider, options)  # None unless a background response may end here
     call.billed = billed_provider(client, provider)

@@ -53,6 +53,8 @@ class InFlight:
     kind: str  # "tool" | "model" | "node" (a step a framework runs itself: a graph's node)
     name: str
     started: float = field(default_factory=time.monotonic)
+    # noted by ``LeftRunning.track`` (a call of a task on the episode's loop): only such a call is ended there
+    tracked: bool = field(default=False, init=False, repr=False)
 
     def __repr__(self) -> str:
         return shown_repr(self)

@@ -206,7 +206,9 @@ class Episode:
             if self.drain is not None:
                 raise self.drain.refuse(kind, name)
             call = InFlight(kind, name)
-            self.left_running.track(call, self.loop)  # refused (CancelledError) once the adapter has ended
+            loop = self.loop
+            if loop is not None and asyncio.events._get_running_loop() is loop:  # a call of a task on the episode's
+                self.left_running.track(call, loop)  # loop: refused (CancelledError) once the adapter has ended
             self.in_flight.append(call)
             return call
 
@@ -216,7 +218,8 @@ class Episode:
             if call in self.in_flight:
                 self.in_flight.remove(call)
             drain = self.drain
-        self.left_running.ended(call)
+        if call.tracked:  # (a sync adapter's thread's call never was: nothing waits for it there)
+            self.left_running.ended(call)
         if drain is not None:
             drain.finished(call, row(*args) if callable(row) else row)
 

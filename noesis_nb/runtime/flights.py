@@ -46,6 +46,7 @@ class LeftRunning:
                 raise asyncio.CancelledError(f"{call.kind} {call.name!r}: the adapter has ended; nothing more starts")
             assert loop is not None
             self._calls[call] = (task, loop.create_future())
+            call.tracked = True
 
     def ended(self, call: InFlight) -> None:
         """``call`` ended (from any thread): whoever waits for it goes on."""
