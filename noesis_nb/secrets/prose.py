@@ -17,10 +17,11 @@ from .gates import Gate
 
 __all__ = ["PGPASS_HINT", "PGPASS_HINT_BYTES", "SAID_HINT", "prose_passwords", "pgpass_passwords"]
 
-# ``password is X`` / ``passphrase was now: X``: the name, ``is`` or ``was``, the word (quotes, backticks kept out)
+# ``password is X`` / ``passphrase was now: X``: the name, ``is`` or ``was``, the word (quotes, backticks kept out);
+# every run of blanks possessive: a long one with no word after it is read once, not split every way
 _SAID = Gate(
     re.compile(
-        r"(?i)(?<![a-z])pass(?:words?|phrase|code|wd)(?![a-z])[ \t]+(?:is|was)(?:[ \t]+now)?[ \t]*:?[ \t]+"
+        r"(?i)(?<![a-z])pass(?:words?|phrase|code|wd)(?![a-z])[ \t]++(?:is|was)(?:[ \t]++now)?(?:[ \t]*+:)?[ \t]++"
         r"[\"'`“‘]?([^\s\"'`“”‘’]{6,128})"
     ),
     ("pass",),
