@@ -8,6 +8,7 @@ replaces the error it belongs to or freezes the loop converting it.
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import re
 import reprlib
@@ -81,7 +82,9 @@ def _call(fn: Any, obj: Any) -> str:
     A user object's ``__str__``/``__repr__`` runs on a daemon thread of its own, waited for at most ``TEXT_WAIT_S``:
     one that never returns (it waits on a lock, sleeps, loops) is named instead and its thread left running (Python
     cannot stop it), so the loop that asked goes on. Plain values, and objects keeping ``object``'s own methods, are
-    converted inline (no thread). A KeyboardInterrupt or SystemExit it raises is raised here, as inline.
+    converted inline (no thread). The thread runs in a copy of the caller's context (context variables read as
+    inline); what a method reads from its caller's thread itself (``threading.local``, an sqlite connection made
+    there) it does not see. A KeyboardInterrupt or SystemExit it raises is raised here, as inline.
     """
     kind = type(obj)
     if kind in _PLAIN or _object_own(kind, fn):
@@ -100,7 +103,10 @@ def _call(fn: Any, obj: Any) -> str:
         finally:
             done.set()
 
-    threading.Thread(target=convert, name="noesis_nb-text", daemon=True).start()
+    # in a copy of the caller's context: a text read from a context variable (a ``decimal`` context, numpy's print
+    # options, the user's own) is the one the caller would get inline
+    context = contextvars.copy_context()
+    threading.Thread(target=context.run, args=(convert,), name="noesis_nb-text", daemon=True).start()
     if not done.wait(TEXT_WAIT_S):
         if len(_HUNG) >= _HUNG_KEPT:
             _HUNG.pop(next(iter(_HUNG)))
