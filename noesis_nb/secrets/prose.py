@@ -22,7 +22,7 @@ __all__ = ["PGPASS_HINT", "PGPASS_HINT_BYTES", "SAID_HINT", "prose_passwords", "
 _SAID = Gate(
     re.compile(
         r"(?i)(?<![a-z])pass(?:words?|phrase|code|wd)(?![a-z])[ \t]++(?:is|was)(?:[ \t]++now)?(?:[ \t]*+:)?[ \t]++"
-        r"[\"'`“‘]?([^\s\"'`“”‘’]{6,128})"
+        r"[\"'`“‘]?([^\s\"'`“”‘’]{6,1024})"
     ),
     ("pass",),
     0,
@@ -47,12 +47,17 @@ _PGPASS = re.compile(rf"(?m)^[ \t]*({_FIELD}):(?:[0-9]{{1,5}}|\*):{_FIELD}:{_FIE
 PGPASS_HINT = re.compile(r":(?:[0-9]{1,5}|\*):[^:\s\\\"]+:[^:\s\\\"]+:[^:\s\\\"]")
 PGPASS_HINT_BYTES = re.compile(PGPASS_HINT.pattern.encode())
 _TRAILING = ".,;:!?)]}"
-_PLACEHOLDER = frozenset("<{[$%*#")  # ``<password>``, ``{{ pw }}``, ``${PW}``, ``%s``, ``****``, a redaction
+_PLACEHOLDER = frozenset("<{[")  # ``<password>``, ``{{ pw }}``, a redaction
+#: a word standing for a password, not one: ``${PW}``, ``$(pass show db)``, ``$DB_PASSWORD``, ``$pw``, ``%s``,
+#: ``%(password)s``, ``****``, ``####`` (``$uperS3cret99`` or ``#Welcome2024`` is a password)
+_STANDS_FOR = re.compile(r"\$[{(].*|\$[A-Z_][A-Z0-9_]*|\$[a-z_][a-z0-9_]*|%(?:\([^)]*\))?[sdr]|[*#x•]+", re.S)
 
 
 def _reads_as_password(word: str) -> bool:
     """A word no English sentence holds as one: a digit or a symbol in it, or its cases mixed past its first letter."""
     if len(word) < 6 or word[0] in _PLACEHOLDER or "://" in word or word.count("/") > 1:
+        return False
+    if _STANDS_FOR.fullmatch(word.rstrip(_TRAILING)):
         return False
     if word.isalpha():
         return not (word.islower() or word.isupper() or word[1:].islower())
@@ -62,9 +67,12 @@ def _reads_as_password(word: str) -> bool:
 def prose_passwords(text: str) -> Iterator[str]:
     """The passwords ``text`` gives in words (``my password is X``) or to ``htpasswd -b``."""
     for m in _SAID.finditer(text):
-        word = m.group(1).rstrip(_TRAILING)
+        given = m.group(1)
+        word = given.rstrip(_TRAILING)
         if _reads_as_password(word):
             yield word
+            if given != word:  # ``hunter2!!`` or ``hunter2.``: which is the password's, the sentence does not say
+                yield given
     if "htpasswd" in text:
         for m in _HTPASSWD.finditer(text):
             flags = m.group(1)

@@ -126,3 +126,34 @@ def test_a_long_run_of_blanks_after_the_opening_is_read_once(opening: str, blank
         costs.append(time.process_time() - start)
     assert costs[1] < 9 * max(costs[0], 0.005), f"{opening!r}: {costs[0]:.3f}s then {costs[1]:.3f}s of CPU"
     assert costs[1] < 1.0, f"{opening!r}: {costs[1]:.3f}s of CPU for 20 KB"
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "wifi password is #Welcome2024",
+        "the password is hunter2Zq!!",
+        "the password is **Tr0ub4dor** now",
+        "password is " + "Zq8r3kVbXw9Lm" * 12,
+    ],
+)
+def test_a_password_starting_or_ending_with_a_symbol_is_hidden_whole(said: str) -> None:
+    """A password starting with ``#`` was taken for a placeholder and kept; one ending in ``!!`` lost its end
+    to the sentence's punctuation (``[REDACTED]!!``); one over 128 characters kept its tail."""
+    word = said.split("is ", 1)[1].split(" ")[0]
+    found = find_in_text(said)
+    assert found and max(found, key=len) == word, (said, found)
+
+
+@pytest.mark.parametrize(
+    "kept",
+    [
+        "password is $DB_PASSWORD",
+        "password is ${PW}",
+        "password is $(pass show db)",
+        "password is ********",
+        "password is %(password)s",
+    ],
+)
+def test_a_word_standing_for_a_password_is_kept(kept: str) -> None:
+    assert not find_in_text(kept), kept
