@@ -28,6 +28,35 @@ _DONE: OrderedDict[tuple[int, int], tuple[Any, Any, Any]] = OrderedDict()
 _DONE_MAX = 64
 
 
+#: what was found holding none of the learned values (``_CLEAN[0]``): payloads by identity (a warm load serves the
+#: same cached objects in new columns), texts by value; each judged once while the learned values stay the same
+_CLEAN: tuple[tuple[str, ...] | None, dict[int, Any], set[str]] = (None, {}, set())
+_CLEAN_MAX = 1 << 21
+
+
+def _clean_under(values: tuple[str, ...]) -> tuple[dict[int, Any], set[str]]:
+    global _CLEAN
+    if _CLEAN[0] is not values:
+        _CLEAN = (values, {}, set())
+    return _CLEAN[1], _CLEAN[2]
+
+
+def _open(v: Any) -> bool:
+    """A value a learned value can be in (a text is asked apart); numbers, None and NaN hold none."""
+    return isinstance(v, (str, dict, list))
+
+
+def _remember_clean(clean: dict[int, Any], texts: set[str], items: list[Any]) -> None:
+    if len(clean) + len(texts) + len(items) > _CLEAN_MAX:
+        clean.clear()
+        texts.clear()
+    for v in items:
+        if type(v) is str:
+            texts.add(v)
+        elif _open(v):
+            clean[id(v)] = v  # kept alive with its id, so the id is never another object's
+
+
 def _guard(values: tuple[str, ...]) -> RunSecrets:
     global _GUARD
     if _GUARD[0] is not values or _GUARD[1] is None:
@@ -85,15 +114,26 @@ def _scrubbed(items: np.ndarray, values: tuple[str, ...], guard: RunSecrets, own
         return done[2]  # type: ignore[no-any-return]
     seq = list(items)
     out = None
+    clean, texts = _clean_under(values)
     for start in range(0, len(seq), _SLICE):
         part = seq[start : start + _SLICE]
+        # what may hold a value and was not judged on an earlier load (a cached row's payload; a text by its value)
+        unread = [
+            v
+            for v in part
+            if (v not in texts if type(v) is str else clean.get(id(v)) is not v and isinstance(v, (dict, list, str)))
+        ]
+        if not unread:
+            continue
         try:
-            blob = orjson.dumps(part, default=str)
+            blob = orjson.dumps(unread, default=str)
         except (TypeError, orjson.JSONEncodeError):  # a key that is no text: each value scrubbed
             blob = None
         if blob is not None and not guard._holds(blob):
+            _remember_clean(clean, texts, unread)
             continue
         got = [guard.scrub(v) if isinstance(v, (str, dict, list)) else v for v in part]
+        _remember_clean(clean, texts, [a for a, b in zip(part, got) if a is b])
         if any(a is not b for a, b in zip(got, part)):
             out = seq if out is None else out
             out[start : start + _SLICE] = got
