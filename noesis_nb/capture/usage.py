@@ -127,21 +127,7 @@ def fitted_counts(inp: Any, out: Any, cached: Any, written: Any, reasoning: Any,
     ``cached_tokens`` above the input or a ``reasoning_tokens`` above the output (a proxy's or a local
     server's usage): written as they came, they contradict their totals, and the frames read both unknown
     (``usage_df(strict=True)`` refuses the run)."""
-    counts: Counts = {  # (``_counts``, inline: a captured OpenAI call's counts are made here)
-        "input_tokens": inp if type(inp) is int and 0 <= inp < MAX_COUNT else count(inp),
-        "output_tokens": out if type(out) is int and 0 <= out < MAX_COUNT else count(out),
-        "cached_input_tokens": cached if type(cached) is int and 0 <= cached < MAX_COUNT else count(cached),
-        "cache_write_input_tokens": written
-        if type(written) is int and 0 <= written < MAX_COUNT
-        else None
-        if written is None
-        else count(written),
-        "reasoning_tokens": reasoning
-        if type(reasoning) is int and 0 <= reasoning < MAX_COUNT
-        else None
-        if reasoning is None
-        else count(reasoning),
-    }
+    counts = _counts(inp, out, cached, written, reasoning)
     total, read = counts["input_tokens"], counts["cached_input_tokens"]
     if total is not None and read is not None and read > total:
         counts["cached_input_tokens"] = None
