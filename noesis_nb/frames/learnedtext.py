@@ -41,11 +41,6 @@ def _clean_under(values: tuple[str, ...]) -> tuple[dict[int, Any], set[str]]:
     return _CLEAN[1], _CLEAN[2]
 
 
-def _open(v: Any) -> bool:
-    """A value a learned value can be in (a text is asked apart); numbers, None and NaN hold none."""
-    return isinstance(v, (str, dict, list))
-
-
 def _remember_clean(clean: dict[int, Any], texts: set[str], items: list[Any]) -> None:
     if len(clean) + len(texts) + len(items) > _CLEAN_MAX:
         clean.clear()
@@ -53,7 +48,7 @@ def _remember_clean(clean: dict[int, Any], texts: set[str], items: list[Any]) ->
     for v in items:
         if type(v) is str:
             texts.add(v)
-        elif _open(v):
+        elif isinstance(v, (dict, list)):  # numbers, None and NaN hold none
             clean[id(v)] = v  # kept alive with its id, so the id is never another object's
 
 
@@ -126,7 +121,8 @@ def _scrubbed(items: np.ndarray, values: tuple[str, ...], guard: RunSecrets, own
         if not unread:
             continue
         try:
-            blob = orjson.dumps(unread, default=str)
+            # one line each, as a log holds them (the guard reads a list split across one line's records as one)
+            blob = b"\n".join([orjson.dumps(v, default=str) for v in unread])
         except (TypeError, orjson.JSONEncodeError):  # a key that is no text: each value scrubbed
             blob = None
         if blob is not None and not guard._holds(blob):
