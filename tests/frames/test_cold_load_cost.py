@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import subprocess
 import sys
 from pathlib import Path
 
@@ -72,3 +73,36 @@ def test_the_seal_tag_is_hmac_sha256_under_the_key():
     fields = ("ep_1", [10, 20], [30, 40], [["tool_invocations/prepared/d.json", 5, 6]])
     text = "noesis_nb seal 2\n{}\n{}\n{}\n{}".format(*fields).encode()
     assert seal._tag(*fields) == hmac.new(key, text, hashlib.sha256).hexdigest()
+
+
+LEARNED_CHILD = """
+import sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+import noesis_nb
+from noesis_nb.frames import events_df
+from noesis_nb.secrets import guard
+from tests.frames.test_cold_load_cost import _agent, _calls
+guard.for_run("ep_elsewhere_learning").learn(["sk-proj-Zq8r3kVbXw9LmPq2TtY7uJf0Hn5aBcDeRs4GhW"])
+small, large = Path(sys.argv[2]) / "small", Path(sys.argv[2]) / "large"
+for root, count in ((small, 8), (large, 24)):
+    root.mkdir()
+    for i in range(count):
+        noesis_nb.solve(f"task {i}", using=_agent, runs_dir=root)
+events_df(str(small), progress=False)
+few, _ = _calls(small)
+many, _ = _calls(large)
+print((many - few) / 16)
+"""
+
+
+def test_the_budget_holds_once_the_process_has_learned_a_value(tmp_path: Path):
+    """A kernel that ran an episode has learned values (its client's key): every frame then looks for them in its
+    texts, which took 230 Python calls a sealed run (one JSON list of payloads sent the guard walking every record
+    for split stream chunks). Measured in a process of its own, as a kernel is."""
+    repo = Path(__file__).resolve().parents[2]
+    out = subprocess.run(
+        [sys.executable, "-c", LEARNED_CHILD, str(repo), str(tmp_path)], capture_output=True, text=True, timeout=300, check=True
+    )
+    per_run = float(out.stdout.split()[-1])
+    assert per_run <= RUN_BUDGET, f"a cold load took {per_run:.1f} Python calls a sealed run once a value was learned"
