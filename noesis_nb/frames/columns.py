@@ -129,6 +129,8 @@ def check_columns(
         if column.name in names:
             raise InvalidOptionError(f"{frame}: two columns are named {quoted(column.name)}; give each Column its own name")
         names.add(column.name)
+        out.append(column)
+    for column in out:  # the specs' names first: two named alike is said whatever their paths
         head = column.path.split(".", 1)[0] if column.path is not None else None
         if roots and head is not None and head not in roots:
             raise InvalidOptionError(
@@ -136,7 +138,6 @@ def check_columns(
                 f"{typo_hint(head, roots)}, which is no part of its records; start the path at one of "
                 f"{', '.join(roots)}"
             )
-        out.append(column)
     return tuple(out)
 
 
