@@ -71,8 +71,8 @@ def prose_passwords(text: str) -> Iterator[str]:
         word = given.rstrip(_TRAILING)
         if _reads_as_password(word):
             yield word
-            if given != word:  # ``hunter2!!`` or ``hunter2.``: which is the password's, the sentence does not say
-                yield given
+            if len(given) - len(word) > 1:  # ``hunter2!!.``: one mark may end the sentence, the others the password
+                yield given[:-1]
     if "htpasswd" in text:
         for m in _HTPASSWD.finditer(text):
             flags = m.group(1)
