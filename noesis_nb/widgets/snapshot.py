@@ -14,6 +14,7 @@ from typing import Any
 from .._safetext import visible
 from ..secrets import shown
 from ..secrets.quoted import quoted
+from ..store.artifacts import read_summary
 from .cards import pending_html, veto_html
 from .render import (
     _short,
@@ -172,8 +173,6 @@ def _rejected(row: Mapping[str, Any]) -> bool:
     run_dir = row.get("run_dir")
     if row.get("status") != "vetoed" or not isinstance(run_dir, str):
         return False
-    from ..store.artifacts import read_summary  # only for a vetoed row: one small file it names
-
     return says_rejected(read_summary(Path(run_dir)))
 
 
