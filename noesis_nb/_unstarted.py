@@ -18,11 +18,19 @@ from typing import Any, ParamSpec, TypeVar
 from .errors import InvalidOptionError
 from .secrets.quoted import quoted
 
-__all__ = ["Unstarted", "awaited_entry", "mark_coroutine_function", "plain_callback"]
+__all__ = ["Unstarted", "awaited_entry", "mark_coroutine_function", "plain_callback", "to_await"]
 
 P = ParamSpec("P")
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+def to_await(value: Any) -> bool:
+    """Whether a value a user's callable returned is awaited by the package: any awaitable but a ``str``. The id
+    ``solve`` returns is a ``str`` that answers ``await`` (for a user's own ``await noesis_nb.solve(...)``); a plain
+    function returning it (a sync adapter, tool or scorer running an episode of its own) returned the id, which is
+    kept as it is: awaiting it would warn of an ``await`` the user never wrote."""
+    return not isinstance(value, str) and inspect.isawaitable(value)
 
 
 class Unstarted(Coroutine[Any, Any, T]):

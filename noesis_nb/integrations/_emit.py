@@ -13,12 +13,12 @@ Usage rows are ``model`` events in the shape ``EpisodeContext.model_call`` write
 
 from __future__ import annotations
 
-import inspect
 import json
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from .._safetext import safe_repr
+from .._unstarted import to_await
 from ..runtime.handreport import peer_text
 from ..secrets.quoted import quoted
 from ..store.phases import INTEGRATION_PHASE, missing_verb_minimum
@@ -227,4 +227,4 @@ async def apply_output(output: Callable[[Any], Any] | None, value: Any) -> Any:
     if output is None:
         return value
     result = output(value)
-    return await result if inspect.isawaitable(result) else result
+    return await result if to_await(result) else result

@@ -21,6 +21,7 @@ from typing import Any
 from .._jsonio import bounded_jsonable
 from .._safetext import error_text, safe_repr, safe_str
 from .._threads import one_call_at_a_time, run_in_thread, thread_bound_hint
+from .._unstarted import to_await
 from ..capture import episode_capture, resolve_option
 from ..errors import (
     WRITE_REFUSALS,
@@ -926,7 +927,7 @@ async def _maybe_await(value: Any) -> Any:
             f"the adapter returned a {type(value).__name__} of another event loop, which this episode cannot await; "
             "await it inside the adapter and return its value"
         )
-    return await value if inspect.isawaitable(value) else value
+    return await value if to_await(value) else value  # the id a nested solve(...) returned is kept, not awaited
 
 
 class _MapperCancelled(Exception):

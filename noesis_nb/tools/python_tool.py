@@ -22,6 +22,7 @@ from noesis_nb._exits import HeldExit, being_cancelled, held_exits
 from noesis_nb._jsonio import to_jsonable
 from noesis_nb._safetext import error_text
 from noesis_nb._threads import run_in_thread
+from noesis_nb._unstarted import to_await
 from noesis_nb.secrets import SCAN_MARGIN, quoted, shown_cut
 
 from . import codes
@@ -148,7 +149,7 @@ async def _on_thread(func: Callable[..., Any], args: list[Any], kwargs: dict[str
             if being_cancelled():  # not the tool's own CancelledError, which fails it (``execute``)
                 await calls.cut()  # to record the outcome unknown and seal the run: nothing of it outlives the seal
             raise
-    if inspect.isawaitable(value):
+    if to_await(value):  # the id a nested solve(...) returned is kept as the tool's value
         value = await asyncio.wait_for(held_exits(value), timeout)
     return value
 
