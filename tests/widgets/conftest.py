@@ -3,6 +3,8 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -78,3 +80,44 @@ def nnb() -> Any:
     return SimpleNamespace(
         side_effect_argv=side_effect_argv, make_tool_adapter=make_tool_adapter, until=until, value_updates=value_updates
     )
+
+
+@dataclass
+class Listening:
+    """A running episode whose agent says one ``reason`` step, then waits for ``release`` and returns the steers it
+    heard (joined by `` / ``), and its live view (approver ``ana``) drawn once that step is in."""
+
+    handle: Any
+    view: Any
+    release: asyncio.Event
+
+    async def finish(self) -> str:
+        """Let the agent return; its result once the episode has ended."""
+        self.release.set()
+        await self.handle.wait()
+        result: str = self.handle.result()
+        return result
+
+
+@pytest.fixture
+def listening(runs_dir: Path) -> Callable[[], Awaitable[Listening]]:
+    """``await listening()`` inside the test's loop: a ``Listening`` episode started under ``runs_dir``."""
+
+    async def start() -> Listening:
+        import noesis_nb
+        from noesis_nb.widgets import EpisodeView
+
+        release = asyncio.Event()
+
+        async def agent(task: str, ctx: Any) -> str:
+            ctx.emit("reason", {"text": "listening"})
+            await release.wait()
+            return " / ".join(s.text for s in ctx.steers())
+
+        handle = noesis_nb.start("listen", using=agent, runs_dir=runs_dir)
+        view = EpisodeView(handle, approver_id="ana")
+        await until(lambda: any(e["phase"] == "reason" for e in handle.events))
+        view.flush()
+        return Listening(handle, view, release)
+
+    return start

@@ -10,8 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-import noesis_nb
-from noesis_nb.widgets import EpisodeView, InboxView
+from noesis_nb.widgets import InboxView
 from tests.widgets.test_approver_id_env import paused_on_disk
 from tests.widgets.test_focus_keeper import _focus_sent
 
@@ -65,26 +64,15 @@ def test_a_decision_refused_for_another_cause_is_announced_too(
     view.close()
 
 
-def test_a_refused_steer_is_announced_and_the_focus_goes_back_to_the_box(runs_dir: Path, nnb: Any, comm_log: list[Any]) -> None:
-    release = asyncio.Event()
-
-    async def agent(task: str, ctx: Any) -> str:
-        ctx.emit("reason", {"text": "listening"})
-        await release.wait()
-        return " / ".join(s.text for s in ctx.steers())
-
+def test_a_refused_steer_is_announced_and_the_focus_goes_back_to_the_box(listening: Any, comm_log: list[Any]) -> None:
     async def main() -> None:
-        handle = noesis_nb.start("listen", using=agent, runs_dir=runs_dir)
-        view = EpisodeView(handle, approver_id="ana")
-        await nnb.until(lambda: any(e["phase"] == "reason" for e in handle.events))
-        view.flush()
+        run = await listening()
+        view = run.view
         view.steering.text.value = "use \u202estaging"
         view.steering.send_button.click()
         assert _announced(view.message.value).startswith("could not send"), view.message.value
         assert _focus_sent(comm_log, view.steering.text) == 1
-        release.set()
-        await handle.wait()
-        assert handle.result() == ""  # nothing was sent
+        assert await run.finish() == ""  # nothing was sent
         view.close()
 
     asyncio.run(main())

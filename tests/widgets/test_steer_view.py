@@ -20,19 +20,10 @@ def _steps_html(view: EpisodeView) -> str:
     return view.snapshot_html()
 
 
-def test_send_steers_the_agent_and_the_step_tree_shows_sent_then_heard(runs_dir: Path, nnb: Any, comm_log: list) -> None:
-    release = asyncio.Event()
-
-    async def agent(task: str, ctx: Any) -> str:
-        ctx.emit("reason", {"text": "listening"})
-        await release.wait()
-        return " / ".join(s.text for s in ctx.steers())
-
+def test_send_steers_the_agent_and_the_step_tree_shows_sent_then_heard(listening: Any, comm_log: list) -> None:
     async def main() -> None:
-        handle = noesis_nb.start("listen", using=agent, runs_dir=runs_dir)
-        view = EpisodeView(handle, approver_id="ana")
-        await nnb.until(lambda: any(e["phase"] == "reason" for e in handle.events))
-        view.flush()
+        run = await listening()
+        view = run.view
         assert view.steering.box.layout.display is None  # shown while running
         view.steering.text.value = "use <b>staging</b>"
         view.steering.send_button.click()
@@ -40,9 +31,7 @@ def test_send_steers_the_agent_and_the_step_tree_shows_sent_then_heard(runs_dir:
         html = _steps_html(view)
         assert "use &lt;b&gt;staging&lt;/b&gt;" in html and "<b>staging</b>" not in html  # escaped
         assert "not heard yet" in html and "from ana" in html
-        release.set()
-        await handle.wait()
-        assert handle.result() == "use <b>staging</b>"
+        assert await run.finish() == "use <b>staging</b>"
         html = _steps_html(view)
         assert "heard after" in html and "not heard yet" not in html
         assert view.steering.box.layout.display == "none"  # hidden once it ended
