@@ -47,8 +47,8 @@ def write_veto_decision(
             return record, True
         try:
             existing = read_veto_decision(run_dir, checkpoint_id)
-        except DecisionFileError:
-            quarantine(path)
+        except DecisionFileError:  # set aside only if still malformed once moved (a valid one written meanwhile stays)
+            quarantine(path, still_bad=lambda moved: _read_at(moved) is None)
             continue
         if existing is not None:
             return existing, False
@@ -77,7 +77,11 @@ def decide_veto_on_disk(run_dir: Any, checkpoint_id: str, *, override: bool, app
 def read_veto_decision(run_dir: Any, checkpoint_id: str) -> dict[str, Any] | None:
     """The veto decision on disk, None when there is none; a malformed file raises DecisionFileError."""
 
-    path = _decision_path(run_dir, checkpoint_id)
+    return _read_at(_decision_path(run_dir, checkpoint_id))
+
+
+def _read_at(path: Path) -> dict[str, Any] | None:
+    """The veto decision in the file at ``path`` (``read_veto_decision``'s reading of any such file)."""
     try:
         data = read_json_object(path)
     except ValueError as exc:

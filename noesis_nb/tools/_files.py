@@ -6,6 +6,7 @@ import errno
 import os
 import re
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -239,10 +240,14 @@ def claim_file(path: Path) -> bool:
     return True
 
 
-def quarantine(path: Path) -> Path | None:
+def quarantine(path: Path, still_bad: Callable[[Path], bool] | None = None) -> Path | None:
     """Move a malformed record aside (``<name>.invalid-<time>``, never read as a record) so a valid one can take its place.
 
-    Nothing is deleted: the bad file stays next to the good one for whoever investigates.
+    Nothing is deleted: the bad file stays next to the good one for whoever investigates. Between a file judged bad
+    and this move, another process may have set that file aside and written a valid record in its place: the rename
+    takes whatever stands at ``path``. So ``still_bad`` judges the file moved, under its new name (no writer's): one
+    that reads as valid is linked back (exclusively: a record written meanwhile is kept) and None is returned, as when
+    the file was already gone.
     """
     import time
 
@@ -252,4 +257,24 @@ def quarantine(path: Path) -> Path | None:
         os.rename(path, target)
     except FileNotFoundError:
         return None
-    return target
+    if still_bad is None or _judged_bad(still_bad, target):
+        return target
+    try:
+        os.link(target, path)  # the same file (inode, size, mtime) back in its place
+    except FileExistsError:  # yet another record took the place meanwhile: it stays, the moved one is kept aside
+        return target
+    except OSError:  # a file system without hard links: back by rename, unless a record took the place meanwhile
+        if os.path.lexists(path):
+            return target
+        os.rename(target, path)
+        return None
+    target.unlink(missing_ok=True)
+    return None
+
+
+def _judged_bad(still_bad: Callable[[Path], bool], moved: Path) -> bool:
+    """``still_bad(moved)``; a judge that fails on the file judges it bad (it stays aside, as before)."""
+    try:
+        return bool(still_bad(moved))
+    except Exception:
+        return True

@@ -8,6 +8,7 @@ racing calls change nothing and get the stored decision back with ``created=Fals
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 
 from noesis_nb.errors import DecisionFileError, RunSealedError
@@ -50,19 +51,33 @@ def bound_decision(run_dir: Path | str, draft_id: str) -> ToolApprovalDecision |
     DecisionFileError raised naming it: the draft is undecided again, and a real decision can take its place."""
     run_dir = Path(run_dir)
     repository = ApprovalDecisionRepository(run_dir)
-    decision = repository.get(None, draft_id)
-    if decision is None:
-        return None
-    prepared = PreparedInvocationRepository(run_dir).get(None, draft_id)
-    problem = binding_problem(prepared, decision) if prepared is not None else None
-    if problem is None:
-        return decision
     path = repository.path_for(draft_id)
-    aside = quarantine(path)
-    raise DecisionFileError(
-        f"{path}: the decision {problem} (changed after review, or written for another draft), so it cannot approve "
-        f"draft {quoted(draft_id)}; it was moved aside{f' to {aside.name}' if aside else ''}. Decide the draft again."
-    )
+    for _ in range(_TRIES):
+        decision = repository.get(None, draft_id)
+        if decision is None:
+            return None
+        prepared = PreparedInvocationRepository(run_dir).get(None, draft_id)
+        problem = binding_problem(prepared, decision) if prepared is not None else None
+        if problem is None:
+            return decision
+        # only the file judged is set aside: a binding decision another process wrote there meanwhile is put back
+        aside = quarantine(path, still_bad=partial(_unbound, prepared, draft_id))
+        if aside is not None:
+            raise DecisionFileError(
+                f"{path}: the decision {problem} (changed after review, or written for another draft), so it cannot "
+                f"approve draft {quoted(draft_id)}; it was moved aside to {aside.name}. Decide the draft again."
+            )
+    raise DecisionFileError(f"{path}: the decision on draft {quoted(draft_id)} keeps changing while read; decide it again")
+
+
+#: how many times ``bound_decision`` reads a decision file replaced while it set the one it judged aside
+_TRIES = 3
+
+
+def _unbound(prepared: PreparedToolInvocation | None, draft_id: str, path: Path) -> bool:
+    """Whether the decision file at ``path`` (one just set aside) does not bind ``prepared``; raises if unreadable."""
+    decision = ApprovalDecisionRepository._read(path, draft_id)
+    return decision is None or (prepared is not None and binding_problem(prepared, decision) is not None)
 
 
 def decide(

@@ -241,8 +241,9 @@ class ApprovalDecisionRepository(_Repository):
         try:
             existing = self._read(path, key)
         except DecisionFileError:  # not a decision on this draft: keep it aside, and let this valid one take its place
-            quarantine(path)
-            existing = None
+            # (only if what is moved is still bad: another process may have put a valid decision there meanwhile)
+            quarantine(path, still_bad=lambda moved: self._read(moved, key) is None)
+            existing = self._read(path, key)
         if existing is not None:
             return existing, False
         if create_exclusive_json(path, self._safe(decision.record())):

@@ -39,3 +39,17 @@ def append_line(path: str, text: str) -> str:
     with open(path, "a") as fh:
         fh.write(text + "\n")
     return f"appended {text}"
+
+
+def paused_on_disk(runs_dir: Path, out: Path) -> tuple[Path, str]:
+    """A run ``solve`` left paused on its one draft (``make_writer(out)``): its folder and the draft's id."""
+    import warnings
+
+    import noesis_nb
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the pause is said as a warning
+        episode = noesis_nb.solve("one", using=make_writer(out), runs_dir=runs_dir)
+    run_dir = runs_dir / episode
+    (draft,) = [p.stem for p in (run_dir / "tool_invocations" / "prepared").glob("*.json")]
+    return run_dir, draft
