@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import random
 import re
+import unicodedata
 import uuid
 
 from ulid import ULID
@@ -24,6 +25,10 @@ __all__ = [
     "validate_id",
     "validate_new_episode_id",
     "holds_credential",
+    "ascii_reading",
+    "look_alike_said",
+    "first_outside",
+    "outside_message",
     "RESERVED_NAMES",
     "MAX_NEW_EPISODE_ID",
 ]
@@ -164,42 +169,121 @@ def _credential_message(value: str, what: str) -> str:
 
 _OUTSIDE = re.compile(r"[^A-Za-z0-9_.:@+=-]")
 # an id minted by a ULID (``ep_01K…``, in any case, a draft id of two), which no key is: shown when a character in
-# it is refused. A hex or UUID id is not: some keys are written so
+# it is refused. A bare hex or UUID id is not (some keys are written so); one behind a minted prefix (``ep_<hex>``) is
 _ULID_ANY_CASE = r"(?:[A-Za-z]{1,8}_)?[0-7][0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{25}"
 _ID_SHAPED = re.compile(rf"{_ULID_ANY_CASE}|draft:{_ULID_ANY_CASE}:{_ULID_ANY_CASE}")
+_PREFIXED = re.compile(r"(?:ep|req|batch|chk|run|thread|trace|span)[_-]")
 _CROCKFORD = {"O": "0", "o": "0", "I": "1", "i": "1", "L": "1", "l": "1"}  # letters a ULID reads as digits
 
 
-def _outside_message(value: str, what: str) -> str:
+def ascii_reading(ch: str) -> str | None:
+    """The ASCII character of an id that ``ch`` is read as: a letter of another script drawn as a Latin one (the Greek
+    ``Α``, the Cyrillic ``о``: ``LOOK_ALIKES``) or a compatibility form of one (the full-width ``ｅ`` and ``＿`` of an
+    East Asian input mode, ``𝐞``); None for any other character."""
+    drawn = LOOK_ALIKES.get(ch)
+    if drawn is not None:
+        return drawn
+    form = unicodedata.normalize("NFKC", ch)
+    return form if form != ch and len(form) == 1 and _SAFE.fullmatch(form) else None
+
+
+def look_alike_said(ch: str) -> str:
+    """What ``ch`` is read as, after ``unseen_said``'s naming of it, and the fix: ``, drawn like the ASCII 'A'; type
+    the Latin letter 'A' in its place`` (a full-width ``ｅ``: its full-width form, typed in an input mode); "" for a
+    character ``ascii_reading`` reads as no ASCII one."""
+    said = _read_as(ch)
+    return f"{said[0]}; {said[1]}" if said else ""
+
+
+def _read_as(ch: str) -> tuple[str, str] | None:
+    """``(what ch reads as, the fix)`` for a character ``ascii_reading`` reads as an ASCII one, else None."""
+    reading = ascii_reading(ch)
+    if reading is None:
+        return None
+    kind = "Latin letter" if reading.isalpha() else "digit" if reading.isdigit() else "ASCII character"
+    if ch in LOOK_ALIKES:
+        return f", drawn like the ASCII {reading!r}", f"type the {kind} {reading!r} in its place"
+    if unicodedata.name(ch, "").startswith("FULLWIDTH"):
+        return (
+            f", the full-width form of the ASCII {reading!r} (a full-width input mode types it)",
+            f"type it in half-width ASCII, the {kind} {reading!r} in its place",
+        )
+    return f", a styled form of the ASCII {reading!r}", f"type the plain {kind} {reading!r} in its place"
+
+
+def first_outside(value: str) -> tuple[str, int] | None:
+    """The first character of ``value`` no id holds (outside ``[A-Za-z0-9_.:@+=-]``) and its place; None when none."""
+    bad = _OUTSIDE.search(value)
+    return None if bad is None else (bad.group(), bad.start())
+
+
+def outside_message(value: str, what: str, copy_from: str = "") -> str:
     """Why ``value`` is refused for a character outside the id's set: the first such character named (escaped, its
-    code point and place) and one drawn like an ASCII letter said so (a Cyrillic ``О`` pasted for ``0``). The id is
-    shown escaped only when every such character is drawn like an ASCII letter and, each set to that letter, it is
-    a ULID-shaped id no detector finds a secret in (nor a run learned): a key with a no-break space or any other
-    character pasted in is shown as ``quoted`` shows it, its key-like words hidden."""
+    code point and place), what it reads as when it is drawn like an ASCII one (a Cyrillic ``О`` pasted for ``0``, a
+    full-width ``ｅ``), how many more there are, and the fix. The id is shown escaped, with the id it reads as, only
+    when ``_id_as_read`` finds it an id mistyped; a key with a no-break space or any other character pasted in is
+    shown as ``quoted`` shows it, its key-like words hidden, and never as it reads."""
     bad = _OUTSIDE.search(value)
     if bad is None:
         return f"{what} {_shown(value)} is over 200 characters; pass an id of at most 200 letters, digits and _.:@+=-"
     ch = bad.group()
-    drawn = LOOK_ALIKES.get(ch)
-    looks = f", drawn like the ASCII {drawn!r}" if drawn else ""
+    others = len(_OUTSIDE.findall(value)) - 1
+    more = f" (and {others} more character{'s' if others > 1 else ''} outside the set after it)" if others else ""
+    minted = _id_as_read(value)
+    meant = minted or _plain_reading(value)
+    read_as = _read_as(ch)
+    if meant:
+        fix = f"type it in ASCII: {meant!r}"
+    elif read_as is not None:
+        fix = read_as[1] + (" and each like it" if others else "")
+    else:
+        fix = "type it with ASCII letters, digits and _.:@+=- alone"
+    if what == "episode id" and not copy_from:
+        copy_from = "%noesis list or runs_df().episode_id"
     return (
-        f"{what} {ascii(value) if _id_as_read(value) else _shown(value)} has characters outside [A-Za-z0-9_.:@+=-]: "
-        f"it {unseen_said(ch, bad.start())}{looks}; type it with ASCII letters, digits and _.:@+=- alone"
-        + (" (copy it from %noesis list or runs_df().episode_id)" if what == "episode id" else "")
+        f"{what} {ascii(value) if minted else _shown(value)} has characters outside [A-Za-z0-9_.:@+=-]: "
+        f"it {unseen_said(ch, bad.start())}{read_as[0] if read_as else ''}{more}; {fix}"
+        + (f" (copy it from {copy_from})" if copy_from else "")
     )
 
 
-def _id_as_read(value: str) -> bool:
-    """Whether ``value``, each character outside the set drawn like an ASCII letter set to it (``O`` and ``I``/``L``
-    read as ULIDs read them: ``0`` and ``1``), is a ULID-shaped id in which no detector finds a secret and no run
-    learned one: then it is an id mistyped, shown escaped so the odd character can be found. A character drawn like
-    no letter (a no-break space) says nothing of what the value was: that value is shown as any other is."""
-    if any(LOOK_ALIKES.get(m.group()) is None for m in _OUTSIDE.finditer(value)):
-        return False
-    as_read = _OUTSIDE.sub(lambda m: _CROCKFORD.get(LOOK_ALIKES[m.group()], LOOK_ALIKES[m.group()]), value)
-    if not _ID_SHAPED.fullmatch(as_read) or find_in_text(as_read) or holds_credential(as_read):
-        return False
-    return not any(known in value or known in as_read for known in known_shown())
+def _plain_reading(value: str) -> str:
+    """``value`` as read in ASCII (``ascii_reading``) when both are shown whole (``quoted`` hides nothing of either)
+    and that reading is an id no detector finds a secret in and no run learned: ``'ep_123'`` for ``'ｅｐ＿１２３'``;
+    else ""."""
+    if any(ascii_reading(m.group()) is None for m in _OUTSIDE.finditer(value)):
+        return ""
+    as_read = _OUTSIDE.sub(lambda m: ascii_reading(m.group()) or "", value)
+    if (
+        not _SAFE.fullmatch(as_read)
+        or as_read[0] in ".-"
+        or quoted(value, 60) != repr(value)
+        or quoted(as_read, 60) != repr(as_read)
+    ):
+        return ""
+    if find_in_text(as_read) or holds_credential(as_read):
+        return ""
+    return "" if any(known in value or known in as_read for known in known_shown()) else as_read
+
+
+def _id_as_read(value: str) -> str:
+    """``value`` as read in ASCII, each character outside the set drawn like an ASCII one set to it (``ascii_reading``),
+    when that is an id no detector finds a secret in and no run learned one: a ULID-shaped id (``O`` and ``I``/``L``
+    read as ULIDs read them, ``0`` and ``1``), or a minted one behind its prefix (``ep_<hex>``). Then it is an id
+    mistyped, shown so that the odd character can be found; else "". A character drawn like no ASCII one (a
+    no-break space) says nothing of what the value was: that value is shown as any other is."""
+    readings = [ascii_reading(m.group()) for m in _OUTSIDE.finditer(value)]
+    if not readings or None in readings:
+        return ""
+    as_read = _OUTSIDE.sub(lambda m: ascii_reading(m.group()) or "", value)
+    as_ulid = _OUTSIDE.sub(lambda m: _CROCKFORD.get(ascii_reading(m.group()) or "", ascii_reading(m.group()) or ""), value)
+    if _ID_SHAPED.fullmatch(as_ulid) and not find_in_text(as_ulid) and not holds_credential(as_ulid):
+        meant = as_ulid
+    elif _PREFIXED.match(as_read) and _MINTED.fullmatch(as_read):  # cleared as ``holds_credential`` clears it
+        meant = as_read
+    else:
+        return ""
+    return "" if any(known in value or known in meant for known in known_shown()) else meant
 
 
 def validate_id(value: object, *, what: str = "episode id") -> str:
@@ -218,7 +302,7 @@ def validate_id(value: object, *, what: str = "episode id") -> str:
     if not _SAFE.fullmatch(value):
         if value != value.strip() and _SAFE.fullmatch(value.strip()):  # pasted with a space or a line end around it
             raise InvalidIdError(f"{what} {_shown(value)} has white space around it; pass {quoted(value.strip(), 60)}")
-        raise InvalidIdError(_outside_message(value, what))
+        raise InvalidIdError(outside_message(value, what))
     if holds_credential(value):  # stored redacted in the run's files, in clear in its file names
         raise InvalidIdError(_credential_message(value, what))
     if value[0] in ".-":  # a hidden folder no listing shows (and staging folders' form), or a word read as an option

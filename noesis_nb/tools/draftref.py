@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from noesis_nb._safetext import unseen_said, visible
 from noesis_nb.errors import InvalidIdError
+from noesis_nb.ids import first_outside, outside_message
 from noesis_nb.secrets import quoted
 
 __all__ = ["MIN_PART", "SCHEME_PREFIX", "request_part", "run_part", "match_draft_ref"]
@@ -65,6 +66,9 @@ def match_draft_ref(ref: object, ids: list[str]) -> list[str]:
             f"draft reference {quoted(shown)} {unseen_said(ref[at], at)}, which no draft id has (shown as \ufffd); "
             "copy the id again from the approval card or %noesis show"
         )
+    stray = first_outside(ref)
+    if stray is not None and not any(stray[0] in d for d in ids):  # a look-alike or full-width letter typed: no id has it
+        raise InvalidIdError(outside_message(ref, "draft reference", copy_from="the approval card or %noesis show"))
     meaningful = core[len(SCHEME_PREFIX) :] if core.startswith(SCHEME_PREFIX) else core
     if len(meaningful) < MIN_PART:
         past = f" past its common prefix {SCHEME_PREFIX!r}" if core.startswith(SCHEME_PREFIX) else ""

@@ -15,6 +15,7 @@ from typing import Any
 
 from .._safetext import unseen_character, unseen_escaped, unseen_said
 from ..errors import InvalidOptionError
+from ..ids import ascii_reading, look_alike_said
 from ..secrets.quoted import quoted
 
 __all__ = ["NAME_LOOKS_LIKE", "check_tool_identity", "split_tool_name"]
@@ -65,8 +66,13 @@ def _fits(namespace: str, name: str, version: str | None) -> bool:
 
 def _unseen(name: str) -> str:
     """``; it holds the invisible character '\\u200e' (U+200E LEFT-TO-RIGHT MARK) at position 7, …``
-    when ``name`` holds a character no name may hold (``unseen_character``), "" when it holds none."""
+    when ``name`` holds a character no name may hold (``unseen_character``), or one drawn like an ASCII letter
+    (``ids.look_alike_said``: the Greek ``Α``, a full-width ``ｅ``); "" when it holds neither."""
     ch = unseen_character(name)
-    if ch is None:
+    if ch is not None:
+        return f"; it {unseen_said(ch, name.index(ch))}, a character no name has"
+    # a look-alike or full-width letter typed for an ASCII one: named, with the one to type
+    stray = next((c for c in name if ascii_reading(c) is not None and not c.isascii()), None)
+    if stray is None:
         return ""
-    return f"; it {unseen_said(ch, name.index(ch))}, a character no name has"
+    return f"; it {unseen_said(stray, name.index(stray))}{look_alike_said(stray)}"
