@@ -22,6 +22,7 @@ from ..runtime.steer import check_free_text
 from ..secrets import shown
 from .cards import decision_html, decision_words, pending_html, veto_decision_html, veto_html
 from .focus import FocusKeeper
+from .keyguard import INVALID_CLASS
 from .render import as_label, esc, refusal_html, short
 
 __all__ = ["ApprovalCard", "VetoCard", "ApprovalsPanel", "CardFocus", "as_decision", "FOLDER_GONE"]
@@ -157,9 +158,9 @@ class _Card:
         name = "reason for the decision"
         self.reason.description = name if problem is None else short(f"{name}, not accepted: {shown(problem)}", 300)
         if problem is None:
-            self.reason.remove_class("nnb-invalid")
+            self.reason.remove_class(INVALID_CLASS)
         else:
-            self.reason.add_class("nnb-invalid")
+            self.reason.add_class(INVALID_CLASS)  # the guard says it: aria-invalid, described by the refusal
 
     def mark_decided(self, decision: Mapping[str, Any], *, already: bool = False) -> None:
         """Show who decided and when (also for decisions made elsewhere: code, a magic, another kernel)."""

@@ -1,10 +1,20 @@
-"""Keeps the notebook's shortcuts out of a view's text boxes (an anywidget placed, hidden, inside each view).
+"""Keeps the notebook's shortcuts out of a view's controls and says their state to screen readers (an anywidget
+placed, hidden, inside each view).
 
-Notebook 7 starts Lumino without ``bubblingKeydown``: its shortcuts are matched as a key goes down, before the box
-has it, so Shift+Enter typed in the steer box ran the cell that made the view (a second episode). Lumino skips every
-shortcut for a key whose target, or an ancestor of it below the shortcut's element, has ``data-lm-suppress-shortcuts``;
-ipywidgets gives Python no way to set an attribute, so this small front-end module sets it on the view's text boxes,
-and on boxes the view adds later (a MutationObserver on the view's root, dropped when the guard's view goes).
+Notebook 7 starts Lumino without ``bubblingKeydown``: its shortcuts are matched as a key goes down, before the control
+has it, so Shift+Enter typed in the steer box ran the cell that made the view (a second episode), and Shift+Enter on a
+focused Approve ran the cell in JupyterLab too. Lumino skips every shortcut for a key whose target, or an ancestor of it
+below the shortcut's element, has ``data-lm-suppress-shortcuts``; ipywidgets gives Python no way to set an attribute,
+so this small front-end module sets it on the view's text boxes, buttons, toggles, slider handles and checkboxes. A
+button then keeps a native button's keys (Enter and Space click it); Shift+, Ctrl+ or Alt+Enter on it is swallowed,
+as the notebook's "run this cell" reflex must neither run a cell nor decide a draft.
+
+It also mirrors state ipywidgets draws only for the eye into ARIA: a slider handle's name (its label, else tooltip)
+and ``aria-valuetext`` (``event 3 of 12``: the unit a ``nnb-unit-<word>`` class names, see :func:`count_unit`); a
+toggle's ``mod-active`` as ``aria-pressed``, or as ``aria-expanded`` on a ▸ toggle (``nnb-toggle``); a reason box the
+kernel marked ``nnb-invalid`` as ``aria-invalid`` described by its card's refusal (``role="alert"``). A
+MutationObserver on the view's outermost root keeps all of it in step with every change and with controls added later
+(a replay's own bar sits outside the episode view that holds the guard); it is dropped when the guard's view goes.
 
 The guard sits in a ``display: none`` box: it takes no space, and where its front end cannot load (anywidget's
 extension missing from the Jupyter server) ipywidgets' error box stays hidden in it; the view works as before, only
@@ -24,42 +34,111 @@ try:
 except ImportError:  # a kernel without it: the views are drawn without the guard
     anywidget = None  # type: ignore[assignment]
 
-__all__ = ["GUARD_CLASS", "SUPPRESS_ATTRIBUTE", "key_guard"]
+__all__ = ["EXPAND_CLASS", "GUARD_CLASS", "INVALID_CLASS", "SUPPRESS_ATTRIBUTE", "count_unit", "key_guard"]
 
 GUARD_CLASS = "nnb-keyguard"
 SUPPRESS_ATTRIBUTE = "data-lm-suppress-shortcuts"  # read by Lumino's CommandRegistry (target and its ancestors)
+INVALID_CLASS = "nnb-invalid"  # on a Text the kernel refused the value of
+EXPAND_CLASS = "nnb-toggle"  # on a ToggleButton that shows or hides something (▸/▾), not a pressed/unpressed choice
+_UNIT_PREFIX = "nnb-unit-"
 
 _ESM = """
-const BOXES = 'textarea, input:not([type]), input[type="text"], input[type="search"]';
-const MARK = '@MARK@';
+const MARK = '@MARK@', ROOT = '.@ROOT@', UNIT = '@UNIT@', ALERT_ID = 'nnb-alert-';
+const KEYED = 'textarea, input:not([type]), input[type="text"], input[type="search"], input[type="checkbox"], '
+  + 'button, select, [role="slider"], [contenteditable="true"]';
+const set = (e, name, value) => { if (e.getAttribute(name) !== value) e.setAttribute(name, value); };
+const drop = (e, name) => { if (e.hasAttribute(name)) e.removeAttribute(name); };
+let ids = 0;
+const sliders = (root) => {
+  for (const handle of root.querySelectorAll('.widget-slider [role="slider"]')) {
+    const widget = handle.closest('.widget-slider'), label = widget.querySelector('.widget-label');
+    const name = (label && (label.textContent.trim() || label.title.trim())) || '';
+    if (name) set(handle, 'aria-label', name);
+    const unit = [...widget.classList].find(c => c.startsWith(UNIT));
+    const number = (a) => handle.hasAttribute(a) ? Math.round(Number(handle.getAttribute(a))) : NaN;
+    const now = number('aria-valuenow'), max = number('aria-valuemax'), said = (n) => n.toLocaleString('en-US');
+    if (Number.isFinite(now) && Number.isFinite(max))  // as the view writes it: "event 1,234 of 5,000"
+      set(handle, 'aria-valuetext', `${unit ? unit.slice(UNIT.length) : name} ${said(now)} of ${said(max)}`);
+  }
+};
+const toggles = (root) => {
+  for (const b of root.querySelectorAll('button.widget-toggle-button')) {
+    const on = b.classList.contains('mod-active') ? 'true' : 'false';
+    set(b, b.classList.contains('@EXPAND@') ? 'aria-expanded' : 'aria-pressed', on);
+  }
+};
+const reasons = (root) => {
+  for (const box of root.querySelectorAll('.widget-text input')) {
+    if (box.closest('.@INVALID@') !== null) {
+      set(box, 'aria-invalid', 'true');
+      const card = box.closest('.nnb-card'), alert = card && card.querySelector('[role="alert"]');
+      if (alert !== null) {
+        if (!alert.id) alert.id = ALERT_ID + Date.now().toString(36) + '-' + (++ids);
+        set(box, 'aria-describedby', alert.id);
+      }
+    } else if (box.hasAttribute('aria-invalid')) {
+      drop(box, 'aria-invalid');
+      if ((box.getAttribute('aria-describedby') || '').startsWith(ALERT_ID)) drop(box, 'aria-describedby');
+    }
+  }
+};
 const mark = (root) => {
-  for (const box of root.querySelectorAll(BOXES)) if (!box.hasAttribute(MARK)) box.setAttribute(MARK, 'true');
+  for (const e of root.querySelectorAll(KEYED)) if (!e.hasAttribute(MARK)) e.setAttribute(MARK, 'true');
+  sliders(root); toggles(root); reasons(root);
+};
+const swallow = (event) => {  // Shift/Ctrl/Alt+Enter on a button would click it (Chromium): the run reflex decides nothing
+  if (event.key === 'Enter' && (event.shiftKey || event.ctrlKey || event.altKey || event.metaKey)
+      && event.target instanceof Element && event.target.closest('button') !== null) event.preventDefault();
+};
+const outermost = (el) => {
+  let root = null;
+  for (let e = el.closest(ROOT); e !== null; e = e.parentElement && e.parentElement.closest(ROOT)) root = e;
+  return root;
 };
 export default {
   render({ el }) {
-    let observer = null, timer = null, tries = 0;
-    const attach = () => {  // the view's root holds this element once ipywidgets has put it in the page
-      const root = el.closest('.@ROOT@');
+    let observer = null, timer = null, tries = 0, root = null;
+    const attach = () => {  // once ipywidgets has put the guard, and every view around it, in the page
+      root = el.isConnected ? outermost(el) : null;
       if (root === null) {
         if (++tries < 600) timer = setTimeout(attach, 50);
         return;
       }
       mark(root);
       observer = new MutationObserver(() => mark(root));
-      observer.observe(root, { childList: true, subtree: true });
+      observer.observe(root, { childList: true, subtree: true, attributes: true,
+                               attributeFilter: ['class', 'title', 'aria-valuenow', 'aria-valuemax'] });
+      root.addEventListener('keydown', swallow);
     };
     attach();
-    return () => { clearTimeout(timer); if (observer !== null) observer.disconnect(); };
+    return () => {
+      clearTimeout(timer);
+      if (observer !== null) observer.disconnect();
+      if (root !== null) root.removeEventListener('keydown', swallow);
+    };
   },
 };
-""".replace("@MARK@", SUPPRESS_ATTRIBUTE).replace("@ROOT@", ROOT_CLASS)
+"""
+for _name, _value in {
+    "@MARK@": SUPPRESS_ATTRIBUTE,
+    "@ROOT@": ROOT_CLASS,
+    "@UNIT@": _UNIT_PREFIX,
+    "@EXPAND@": EXPAND_CLASS,
+    "@INVALID@": INVALID_CLASS,
+}.items():
+    _ESM = _ESM.replace(_name, _value)
 
 if anywidget is not None:
 
     class KeyGuard(anywidget.AnyWidget):
-        """Sets ``data-lm-suppress-shortcuts`` on the text boxes of the view it is placed in."""
+        """Keeps the notebook's shortcuts out of the controls of the view it is placed in, and names their state."""
 
         _esm = _ESM
+
+
+def count_unit(slider: Any, unit: str) -> None:
+    """Say a slider's value to a screen reader as ``<unit> k of n`` (``event 3 of 12``), as the view writes it."""
+    slider.add_class(f"{_UNIT_PREFIX}{unit}")
 
 
 def key_guard() -> Any | None:

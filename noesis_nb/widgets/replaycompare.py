@@ -19,6 +19,7 @@ from ..plots.compare import aligned_steps
 from ..runtime.diskrun import DiskRun
 from ..secrets import quoted
 from ..store.runfiles import UnreadableRunFile
+from .keyguard import count_unit
 from .money import money as money_text
 from .render import label
 from .replayview import ReplayView, count_arg
@@ -98,6 +99,7 @@ class ReplayCompare(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type i
         self.slider = w.IntSlider(
             value=len(self.table), min=0, max=len(self.table), description="step", layout=w.Layout(width="auto")
         )
+        count_unit(self.slider, "step")  # "step 3 of 12" to a screen reader
         self.steps = w.HTML()
         self.slider.observe(lambda change: self.seek_step(change["new"]), "value")
         # side by side where each half gets 360px, one above the other where it would not (a narrow notebook)

@@ -18,6 +18,7 @@ import ipywidgets as w
 from ipywidgets.widgets.widget_bool import ToggleButtonStyle
 from ipywidgets.widgets.widget_string import HTMLStyle
 
+from .keyguard import EXPAND_CLASS
 from .steps import Step, StepBook
 from .stepview import StepFacts, body_html, step_class, step_title, summary_html
 from .timeline import MESSAGE_OVERHEAD
@@ -40,7 +41,7 @@ class _Row:
         self.sent = ""
         # no label, an empty icon the stylesheet draws as ▸ (hidden from screen readers): they read the tooltip as its name
         self.toggle = w.ToggleButton(icon="caret-right", tooltip=_SHOW, layout=owner.toggle_layout, style=owner.toggle_style)
-        self.toggle.add_class("nnb-toggle")
+        self.toggle.add_class(EXPAND_CLASS)  # the guard says its state as aria-expanded, not aria-pressed
         self.html = w.HTML(layout=owner.html_layout, style=owner.html_style)
         self.toggle.observe(self._toggled, "value")
 
