@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from .._jsonio import atomic_write_bytes, dumps_line
-from ..secrets.streamed import redact_streams
+from ..secrets.streamed import DELTA_KEYS, redact_streams
 from ..store.paths import run_path
 
 if TYPE_CHECKING:
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 __all__ = ["sweep_recovered_streams"]
 
 # the names a streamed piece's text is under (``streamed.streamed_piece``): a line holding none is no piece
-_PIECE_NAMES = (b'"delta"', b'"chunk"', b'"token"', b'"partial_json"', b'"choices"')
+_PIECE_NAMES = tuple(b'"' + name.encode() + b'"' for name in sorted(DELTA_KEYS))
 
 
 def sweep_recovered_streams(rec: Recorder, *, reopen: bool = False) -> bool:

@@ -44,11 +44,13 @@ from .disguise import (
 from .environ import environ_secrets
 from .exact import exact, exact_all
 from .forms import written_forms
-from .joined import chunk_texts, split_secrets
+from .joined import CHUNK_TEXT_KEYS, chunk_texts, split_secrets
 from .known import SEARCHED, Known, for_text, replaced, spans
 from .names import REDACTED_VALUE, WRAPS, hunted, looks_like_credential, unwrapped
 from .scan import distinct_key, learned, redact, shaped
-from .streamed import DELTA_KEYS, Streams, set_at, streamed_piece, text_at
+from .streamed import DELTA_KEYS, GOES_ON, QUIET_END, TAIL, Streams, set_at, streamed_piece, text_at
+from .streamed import KEYWORD as STREAM_KEYWORD
+from .streamed import TOKEN as STREAM_TOKEN
 from .text import chunk_runs, find_in_text, flat_might_contain, lists_joined, payload_might_contain
 
 __all__ = ["RunSecrets", "for_run", "known_everywhere", "known_shown", "known_of", "MIN_HUNTED", "runs_version"]
@@ -228,6 +230,35 @@ class RunSecrets:
                 out = dict(payload)
         if event_id is None or (type(payload) is dict and DELTA_KEYS.isdisjoint(payload)):
             return out  # most events: no streamed piece (``streamed_piece``'s own first test, without its call)
+        if type(payload) is dict and type(out) is dict and type(event_id) is str:
+            # a piece at the payload's top (``{"text": …}``, as most notes are) in a stream whose pieces can join into
+            # no secret is kept as a quiet stream's, inline: no call per piece (``Streams.quiet``)
+            key = ""
+            for key in CHUNK_TEXT_KEYS:
+                text = payload.get(key)
+                if text is not None:
+                    break
+            alone = out.get(key)
+            streams = self._streams
+            at = (phase, (key,))
+            if type(text) is str and type(alone) is str and len(text) <= TAIL and at not in streams.joined:
+                with streams.lock:
+                    end, held, size = streams.quiet.get(at) or ("", [], 0)
+                    lead = len(text) - len(text.lstrip(STREAM_TOKEN))
+                    pairs = streams.pairs
+                    if known.levels and pairs[0] is not known:
+                        pairs = (known, streams.known_pairs(known))
+                    if (
+                        (lead == 0 or lead + len(end) - len(end.rstrip(STREAM_TOKEN)) < GOES_ON)
+                        and STREAM_KEYWORD.search((end + text).lower()) is None
+                        and (not known.levels or end[-1:] + text[:1] not in pairs[1])
+                    ):
+                        held.append((event_id, text, alone))
+                        size += len(text)
+                        while size > TAIL and len(held) > 1:
+                            size -= len(held.pop(0)[1])
+                        streams.quiet[at] = ((end + text)[-QUIET_END:], held, size)
+                        return out
         piece = streamed_piece(payload)
         return out if piece is None else self._streamed(out, piece, str(event_id), phase)
 

@@ -17,21 +17,34 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["split_secrets", "chunk_text", "chunk_texts"]
+__all__ = ["split_secrets", "chunk_text", "chunk_texts", "CHUNK_TEXT_KEYS", "CHUNK_TOP_KEYS"]
 
-# the field holding a streamed chunk's text: {"text": …} {"delta": …} {"content": …}, and nested as the
-# providers stream it: Anthropic's {"delta": {"text": …}}, OpenAI's {"choices": [{"delta": {"content": …}}]}
-_CHUNK_FIELDS = ("text", "delta", "content", "token", "chunk", "partial_json")
+# where a streamed chunk's text sits, as the common streams carry it (one list: the write path, ``streamed``, and the
+# read path, ``records``, both find pieces by it): OpenAI chat ``{"choices": [{"delta": {"content": …}}]}``, OpenAI
+# Responses and AG-UI ``{"delta": …}``, Anthropic ``{"delta": {"type": "text_delta", "text": …}}`` and its
+# ``partial_json``, LangChain ``{"content": …}``, Ollama ``{"message": {"content": …}}`` and ``{"response": …}``,
+# and a plain ``text``, ``chunk`` or ``token``
+CHUNK_TEXT_KEYS = ("text", "delta", "content", "response", "token", "chunk", "partial_json")
+_CHUNK_HOLDERS = ("message",)  # a dict holding the chunk's text a level down (``delta`` is one too)
+#: the names an event payload holding a streamed piece has at its top (``choices``: a one-item list of chunks)
+CHUNK_TOP_KEYS = frozenset((*CHUNK_TEXT_KEYS, *_CHUNK_HOLDERS, "choices"))
 
 
-def chunk_text(item: Any, depth: int = 0) -> tuple[tuple[str | int, ...], str] | None:
-    """``(path, text)`` of a streamed chunk record's text inside ``item``, or None when it is no such record."""
-    if depth > 3 or not isinstance(item, dict) or (depth == 0 and "role" in item):  # a chat message is no chunk
+def chunk_text(item: Any, depth: int = 0, *, messages: bool = False) -> tuple[tuple[str | int, ...], str] | None:
+    """``(path, text)`` of a streamed chunk record's text inside ``item``, or None when it is no such record. A chat
+    message (``role`` beside its text) is none in a list of records (a conversation, each whole) unless ``messages``
+    (an event each: a delta as the provider's client gives it, ``{"role": None, "content": "sk-"}``)."""
+    if depth > 3 or not isinstance(item, dict) or (depth == 0 and not messages and "role" in item):
         return None
-    for key in _CHUNK_FIELDS:
+    for key in CHUNK_TEXT_KEYS:
         value = item.get(key)
         if isinstance(value, str):
             return (key,), value
+        inner = chunk_text(value, depth + 1) if isinstance(value, dict) else None
+        if inner is not None:
+            return (key, *inner[0]), inner[1]
+    for key in _CHUNK_HOLDERS:
+        value = item.get(key)
         inner = chunk_text(value, depth + 1) if isinstance(value, dict) else None
         if inner is not None:
             return (key, *inner[0]), inner[1]

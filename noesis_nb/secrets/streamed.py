@@ -20,23 +20,35 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from .joined import chunk_text
+from .joined import CHUNK_TOP_KEYS, chunk_text
 from .known import Known, replaced, spans
 from .names import REDACTED_VALUE
 from .text import KEYWORDS_STR
 
-__all__ = ["Streams", "TAIL", "DELTA_KEYS", "streamed_piece", "text_at", "set_at", "redact_streams"]
+__all__ = [
+    "Streams",
+    "TAIL",
+    "QUIET_END",
+    "KEYWORD",
+    "TOKEN",
+    "GOES_ON",
+    "DELTA_KEYS",
+    "streamed_piece",
+    "text_at",
+    "set_at",
+    "redact_streams",
+]
 
 TAIL = 256  # characters of a stream's last pieces kept, read joined at its end; a longer text is no delta
 _NEAR = 96  # characters before a new piece read joined with it (the rules' cost grows faster than the text)
-_TOKEN = string.ascii_letters + string.digits + "+/=_-%"  # what a key is made of (``text._TOKEN_CHARS``)
-_KEYWORD = KEYWORDS_STR  # a secret-looking name's keyword, or a URL's ``://``
-_GOES_ON = 20  # a value this long found at the joined text's end is a secret's start already (a key's shape)
+TOKEN = string.ascii_letters + string.digits + "+/=_-%"  # what a key is made of (``text._TOKEN_CHARS``)
+KEYWORD = KEYWORDS_STR  # a secret-looking name's keyword, or a URL's ``://``
+GOES_ON = 20  # a value this long found at the joined text's end is a secret's start already (a key's shape)
+QUIET_END = 24  # characters of a quiet stream's end kept (a keyword or a key's characters split across two pieces)
 
-# the names a streamed piece's text is under (``{"delta": …}``, Anthropic's ``{"delta": {"text": …}}``, OpenAI's
-# ``{"choices": [{"delta": {"content": …}}]}``): a ``text`` or ``content`` alone is a whole message or note
-#: a payload holding none of these keys is no streamed piece (``streamed_piece``'s first test, also made inline)
-DELTA_KEYS = frozenset({"delta", "chunk", "token", "partial_json", "choices"})
+#: a payload holding none of these keys at its top is no streamed piece (``streamed_piece``'s first test, also made
+#: inline): every common stream's shape (``joined.CHUNK_TOP_KEYS``); a whole message under one is read as a piece too
+DELTA_KEYS = CHUNK_TOP_KEYS
 
 Where = tuple[str | int, ...]  # the place of the chunk text in an event's payload
 Spans = list[tuple[int, int]]
@@ -77,10 +89,16 @@ class Streams:
     """The last pieces of a run's streams, and the spans of earlier pieces a secret found later covers; thread-safe."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._streams: dict[tuple[str, Where], _Stream] = {}
+        self.lock = threading.Lock()
+        self.joined: dict[tuple[str, Where], _Stream] = {}  # the streams whose pieces are read joined
         self.noted: dict[str, tuple[Where, _Piece, Spans]] = {}  # event id -> its piece and the spans to redact
-        self._pairs: tuple[Known | None, frozenset[str]] = (None, frozenset())  # the known values' character pairs
+        self.pairs: tuple[Known | None, frozenset[str]] = (None, frozenset())  # the known values' character pairs
+        #: streams whose pieces so far could join into no secret (no keyword, no run of key characters crossing from
+        #: one into the next, no known value's two characters where they meet): ``(phase, where)`` -> (their last
+        #: ``QUIET_END`` characters, their last pieces (``TAIL`` characters) as ``(event id, text, alone)``, and their
+        #: size). The screen
+        #: keeps them itself, inline, without a call per piece (``RunSecrets.screen``); ``piece`` takes a stream over
+        self.quiet: dict[tuple[str, Where], tuple[str, list[tuple[str, str, str]], int]] = {}
 
     def piece(
         self,
@@ -106,25 +124,18 @@ class Streams:
         if len(text) > TAIL:
             return alone, set()
         new = _Piece(event_id, text, alone)
-        with self._lock:
-            stream = self._streams.get((phase, where))
+        with self.lock:
+            stream = self.joined.get((phase, where))
             if stream is None:
-                stream = self._streams[(phase, where)] = _Stream()
-            lead = len(text) - len(text.lstrip(_TOKEN))
-            crossing = lead > 0 and stream.run + lead >= _GOES_ON
-            stream.run = stream.run + len(text) if lead == len(text) else len(text) - len(text.rstrip(_TOKEN))
+                stream = self.joined[(phase, where)] = _Stream()
+                _, held, _ = self.quiet.pop((phase, where), ("", [], 0))
+                for earlier in held:  # the stream's quiet pieces, kept as the pieces are
+                    _add(stream, _Piece(*earlier))
             pair = stream.end[-1:] + text[:1]  # where the new piece meets the stream: inside a value crossing into it
-            near = stream.end + text
-            ends = [m.end() for m in _KEYWORD.finditer(near.lower())]
-            stream.since = len(near) - ends[-1] if ends else stream.since + len(text)
-            stream.end = near[-16:]
-            stream.pieces.append(new)
-            stream.size += len(text)
-            while len(stream.pieces) > 1 and stream.size > TAIL:
-                stream.size -= len(stream.pieces.popleft().text)
+            crossing = _add(stream, new)
             items = list(stream.pieces) if len(stream.pieces) > 1 and (crossing or stream.since <= _NEAR) else None
             every = None
-            if known is not None and len(stream.pieces) > 1 and pair in self._known_pairs(known):
+            if known is not None and len(stream.pieces) > 1 and pair in self.known_pairs(known):
                 every = _reaching(stream.pieces, known)
         found: set[str] = set()
         # a whole value found is whole: no piece can make it longer (the pieces are placed only when one is found)
@@ -140,13 +151,13 @@ class Streams:
             self._place(where, items, texts, cuts, new)
         return new.shown(new.written), found
 
-    def _known_pairs(self, known: Known) -> frozenset[str]:
+    def known_pairs(self, known: Known) -> frozenset[str]:
         """Every two characters side by side in a known value: a value a new piece ends, begun before it, holds the
         stream's last character and the piece's first so (one set lookup rules out most pieces)."""
-        pairs = self._pairs
+        pairs = self.pairs
         if pairs[0] is not known:
             values = [value for level in known.levels for value in level.values]
-            pairs = self._pairs = (known, frozenset(v[i : i + 2] for v in values for i in range(len(v) - 1)))
+            pairs = self.pairs = (known, frozenset(v[i : i + 2] for v in values for i in range(len(v) - 1)))
         return pairs[1]
 
     def _place(self, where: Where, items: list[_Piece], texts: list[str], cuts: dict[int, Spans], new: _Piece) -> None:
@@ -161,8 +172,9 @@ class Streams:
 
     def flush(self, find: Callable[[str], set[str]]) -> set[str]:
         """Read each stream's last pieces with their end as the end (nothing follows): the secrets found."""
-        with self._lock:
-            streams = [(where, list(stream.pieces)) for (_, where), stream in self._streams.items()]
+        with self.lock:
+            streams = [(where, list(stream.pieces)) for (_, where), stream in self.joined.items()]
+            streams += [(where, [_Piece(*p) for p in held]) for (_, where), (_, held, _) in self.quiet.items()]
         found: set[str] = set()
         for where, pieces in streams:
             if len(pieces) < 2:
@@ -174,7 +186,7 @@ class Streams:
         return found
 
     def _note(self, where: Where, piece: _Piece, ranges: Spans) -> None:
-        with self._lock:
+        with self.lock:
             old = self.noted.get(piece.event_id)
             self.noted[piece.event_id] = (where, piece, spans((old[2] if old else []) + ranges))
 
@@ -194,23 +206,39 @@ class Streams:
 
     def swept(self) -> None:
         """The noted spans are redacted in the log and in memory, and count as written."""
-        with self._lock:
+        with self.lock:
             for _, piece, ranges in self.noted.values():
                 piece.written = spans(piece.written + ranges)
             self.noted.clear()
 
 
+def _add(stream: _Stream, piece: _Piece) -> bool:
+    """Add ``piece`` to ``stream``'s last pieces; whether a run of key characters crosses into it (a key's pieces)."""
+    text = piece.text
+    lead = len(text) - len(text.lstrip(TOKEN))
+    crossing = lead > 0 and stream.run + lead >= GOES_ON
+    stream.run = stream.run + len(text) if lead == len(text) else len(text) - len(text.rstrip(TOKEN))
+    near = stream.end + text
+    ends = [m.end() for m in KEYWORD.finditer(near.lower())]
+    stream.since = len(near) - ends[-1] if ends else stream.since + len(text)
+    stream.end = near[-16:]
+    stream.pieces.append(piece)
+    stream.size += len(text)
+    while len(stream.pieces) > 1 and stream.size > TAIL:
+        stream.size -= len(stream.pieces.popleft().text)
+    return crossing
+
+
 def streamed_piece(payload: Any) -> tuple[Where, str] | None:
-    """``(where, text)`` of an event payload that is a streamed piece (its chunk text under a delta's name), else None."""
+    """``(where, text)`` of an event payload that is a streamed piece (its text where a stream carries one), else None."""
     if type(payload) is not dict or payload.keys().isdisjoint(DELTA_KEYS):  # most events: one set test
         return None
-    found = chunk_text(payload)
-    return None if found is None or DELTA_KEYS.isdisjoint(found[0]) else found
+    return chunk_text(payload, messages=True)
 
 
 _GLUED = re.compile(
-    "(?<![" + re.escape(_TOKEN) + "])[" + re.escape(_TOKEN) + "]{6,}(?<![=:])(?=" + re.escape(REDACTED_VALUE) + ")"
-    "|(?<=" + re.escape(REDACTED_VALUE) + ")[" + re.escape(_TOKEN) + "]{6,}"
+    "(?<![" + re.escape(TOKEN) + "])[" + re.escape(TOKEN) + "]{6,}(?<![=:])(?=" + re.escape(REDACTED_VALUE) + ")"
+    "|(?<=" + re.escape(REDACTED_VALUE) + ")[" + re.escape(TOKEN) + "]{6,}"
 )
 
 
@@ -271,7 +299,7 @@ def _cuts(texts: list[str], find: Callable[[str], set[str]], *, final: bool) -> 
     for value in find(joined):
         # a short value reaching the end may go on in the next piece; found there, it is not placed elsewhere
         # (``requir`` ending the text is no part of an earlier ``required``)
-        if not final and len(value) < _GOES_ON and joined.endswith(value):
+        if not final and len(value) < GOES_ON and joined.endswith(value):
             continue
         at = joined.find(value)
         while at >= 0:
@@ -279,7 +307,7 @@ def _cuts(texts: list[str], find: Callable[[str], set[str]], *, final: bool) -> 
             touched = [i for i, (a, b) in enumerate(bounds) if a < stop and b > at]
             # a value inside one piece is that piece's own, unless only the pieces before show it (``password=``)
             alone = len(touched) == 1 and value in find(texts[touched[0]])
-            if not alone and (final or stop < len(joined) or len(value) >= _GOES_ON):
+            if not alone and (final or stop < len(joined) or len(value) >= GOES_ON):
                 found.add(value)
                 for i in touched:
                     a, b = bounds[i]

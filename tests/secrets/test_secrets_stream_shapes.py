@@ -1,0 +1,103 @@
+"""A key streamed across events in any common stream's shape: OpenAI chat (``choices[0].delta.content``, or the delta
+as its client dumps it, ``{"role": None, "content": …}``), OpenAI Responses and AG-UI (``delta``), Anthropic
+(``delta.text``), LangChain (``content``), Ollama (``message.content``, ``response``), a plain ``text``/``chunk``/
+``token``. Only ``delta`` was read as a stream: under the others the key's head (``sk-proj-Ab3dE5f``) was written in a
+live run's files and shown in ``events_df`` and ``show()`` of a run read from disk. One list of stream places
+(``joined.CHUNK_TOP_KEYS``) serves the write path and the read path."""
+
+from __future__ import annotations
+
+import json
+import secrets as stdlib_secrets
+import string
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import noesis_nb
+from tests.widgets.test_show_streamed_key import _event, _shown
+
+_SHAPES: dict[str, Callable[[str], dict[str, Any]]] = {
+    "openai chat": lambda p: {"id": "c1", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": p}}]},
+    "openai delta dumped": lambda p: {"content": p, "role": None, "tool_calls": None, "refusal": None},
+    "openai responses": lambda p: {"type": "response.output_text.delta", "item_id": "msg_1", "delta": p},
+    "anthropic": lambda p: {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": p}},
+    "langchain": lambda p: {"content": p, "type": "AIMessageChunk"},
+    "ollama chat": lambda p: {"model": "llama3", "message": {"role": "assistant", "content": p}, "done": False},
+    "ollama generate": lambda p: {"model": "llama3", "response": p, "done": False},
+    "ag-ui": lambda p: {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": p},
+    "text": lambda p: {"text": p},
+    "chunk": lambda p: {"chunk": p},
+    "token": lambda p: {"token": p},
+}
+
+
+def _key() -> str:
+    return "sk-proj-" + "".join(stdlib_secrets.choice(string.ascii_letters + string.digits) for _ in range(48))
+
+
+def _unsealed_run(root: Path, ep: str, payloads: list[dict[str, Any]]) -> Path:
+    """A run as another program writes it (not sealed by noesis_nb): the given ``model`` events."""
+    run = root / ep
+    run.mkdir(parents=True)
+    events = [_event(ep, 1, "start", {"task": "t", "using": "agent", "seed": 0})]
+    events += [_event(ep, 2 + i, "model", p) for i, p in enumerate(payloads)]
+    events.append(_event(ep, 30, "terminate", {"status": "ok", "message": "done"}))
+    (run / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+    summary = {
+        "episode_id": ep,
+        "status": "ok",
+        "task": "t",
+        "started_at": "2026-12-07T07:00:00+00:00",
+        "schema_version": "1.3.0",
+    }
+    (run / "summary.json").write_text(json.dumps(summary))
+    (run / "state.json").write_text(json.dumps({"episode": {"id": ep, "tags": {}}, "goal": {"task": "t"}}))
+    return run
+
+
+@pytest.mark.parametrize("shape", sorted(_SHAPES))
+def test_a_key_streamed_in_a_run_read_from_disk_is_hidden_whole(shape: str, tmp_path: Path) -> None:
+    key = _key()
+    head, tail = key[:15], key[15:]
+    run = _unsealed_run(tmp_path, "ep_stream_shape", [_SHAPES[shape](head), _SHAPES[shape](tail)])
+    frame = noesis_nb.events_df(tmp_path).to_json(default_handler=str, date_format="iso")
+    assert head not in frame and tail not in frame
+    shown = _shown(run)
+    assert head not in shown and tail not in shown
+
+
+@pytest.mark.parametrize("shape", sorted(_SHAPES))
+def test_a_key_streamed_live_reaches_no_file_of_the_run(shape: str, tmp_path: Path) -> None:
+    key = _key()
+    make = _SHAPES[shape]
+
+    def agent(task: str, ctx: Any) -> str:
+        for piece in (key[:15], key[15:30], key[30:], " and that was all"):
+            ctx.emit("model", make(piece))
+        return "ok"
+
+    episode = noesis_nb.solve("t", using=agent, runs_dir=tmp_path, approver="auto")
+    written = "\n".join(p.read_text("utf-8", "replace") for p in sorted((tmp_path / episode).rglob("*")) if p.is_file())
+    for part in (key[:15], key[15:30], key[30:]):
+        assert part not in written
+    if shape != "token":  # a value named ``token`` is hidden whatever it holds
+        assert "and that was all" in written  # the words after the key are kept
+
+
+@pytest.mark.parametrize("shape", ["langchain", "ollama chat", "text"])
+def test_ordinary_messages_in_stream_shapes_are_kept(shape: str, tmp_path: Path) -> None:
+    words = ["The build passed on the first try.", " Deploying to staging now;", " the token budget is 4096 tokens."]
+
+    def agent(task: str, ctx: Any) -> str:
+        for piece in words:
+            ctx.emit("model", _SHAPES[shape](piece))
+        return "ok"
+
+    episode = noesis_nb.solve("t", using=agent, runs_dir=tmp_path, approver="auto")
+    log = (tmp_path / episode / "events.jsonl").read_text()
+    frame = noesis_nb.events_df(tmp_path).to_json(default_handler=str, date_format="iso")
+    for piece in words:
+        assert json.dumps(piece)[1:-1] in log and piece.strip() in frame
