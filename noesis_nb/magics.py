@@ -532,6 +532,16 @@ class NoesisMagics(Magics):
         ``%noesis runs-dir [path]``.
         ``%noesis --help`` and ``%noesis <command> --help`` print the options."""
         try:
+            return self._run_line(line, cell)
+        except UsageError as exc:  # every refusal echoes what was typed: a key or a URL's token in it is hidden
+            said = keys_hidden(str(exc))
+            if said == str(exc):
+                raise
+            raise UsageError(said) from None
+
+    def _run_line(self, line: str, cell: str | None) -> Any:
+        """``noesis`` itself: the line parsed and its subcommand run (a ``UsageError`` is screened by the caller)."""
+        try:
             args = parse_line(line, expand=self._expand)
         except _HelpShown:
             return None
