@@ -108,19 +108,46 @@ def _from_module(module: Any, where: str) -> Any:
 
 
 @contextmanager
-def _importing(using: str, what: str) -> Iterator[None]:
-    """The user's module raised while it was imported: one error naming it, the exception and where it rose."""
+def _importing(using: str, what: str, module: str | None = None) -> Iterator[None]:
+    """The user's module raised while it was imported: one error naming it, the exception and the line of the user's
+    code it rose at. An ImportError is the user's too (an import in their file is missing), unless it says ``module``
+    itself is not there: that one goes on to the caller (a wrong module path, or the next short-name prefix)."""
     try:
         yield
-    except (UsingResolutionError, ImportError):
+    except UsingResolutionError:
         raise
-    except Exception as exc:
-        frames = traceback.extract_tb(exc.__traceback__)
-        where = f" at {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
+    except ImportError as exc:
+        if module is not None and _is_the_module(exc, module):
+            raise
+        missing = exc.name if isinstance(exc, ModuleNotFoundError) and exc.name else None
+        if missing is None:
+            said, fix = f"ImportError: {quoted_text(str(exc), 200)}", "fix that import"
+        else:
+            said = f"module {quoted(missing)} is not installed"
+            fix = f"install it (pip install {quoted(missing.split('.')[0])}) or fix the import"
         raise UsingResolutionError(
-            f"using={quoted(using)}: importing {what} raised {type(exc).__name__}: {quoted_text(str(exc), 200)}{where}; "
-            "fix the module and run the cell again"
+            f"using={quoted(using)}: importing {what} stopped{_raised_at(exc)}: {said}; {fix}, then run the cell again"
         ) from exc
+    except Exception as exc:
+        text = exc.msg if isinstance(exc, SyntaxError) and exc.msg else str(exc)  # its place is said once, below
+        raise UsingResolutionError(
+            f"using={quoted(using)}: importing {what} raised {type(exc).__name__}: {quoted_text(text, 200)}"
+            f"{_raised_at(exc)}; fix the module and run the cell again"
+        ) from exc
+
+
+def _is_the_module(exc: ImportError, module: str) -> bool:
+    """Whether ``exc`` says ``module`` (or a package on its path) is not there, rather than something it imports."""
+    name = exc.name if isinstance(exc, ModuleNotFoundError) else None
+    return name is not None and (module == name or module.startswith(name + "."))
+
+
+def _raised_at(exc: BaseException) -> str:
+    """`` at file.py:3`` in the user's code: a SyntaxError's own place, else the last frame outside importlib."""
+    if isinstance(exc, SyntaxError) and exc.filename and exc.lineno:
+        return f" at {Path(exc.filename).name}:{exc.lineno}"
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith("<frozen ")]
+    return f" at {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
 
 
 def _load_path(path: Path) -> Any:
@@ -150,7 +177,7 @@ def _resolve_string(using: str) -> Any:
     if ":" in using and not _exists(Path(using)):
         mod_name, _, attr = using.partition(":")
         try:
-            with _importing(using, f"module {quoted(mod_name)}"):
+            with _importing(using, f"module {quoted(mod_name)}", mod_name):
                 module = importlib.import_module(mod_name)
         except ImportError as exc:
             raise UsingResolutionError(
@@ -174,7 +201,7 @@ def _resolve_string(using: str) -> Any:
         name = f"{prefix}.{using}"
         tried.append(name)
         try:
-            with _importing(using, f"module {quoted(name)}"):
+            with _importing(using, f"module {quoted(name)}", name):
                 module = importlib.import_module(name)
         except ModuleNotFoundError as exc:
             if exc.name and (name.startswith(exc.name) or exc.name == name):
