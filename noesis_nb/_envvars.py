@@ -30,13 +30,23 @@ __all__ = [
     "one_name",
     "lookalike_problem",
     "PRINCIPAL_ENV",
+    "REMOTE_TIMEOUT_ENV",
     "misspelt",
     "is_default",
     "value_shown",
 ]
 
 #: the ``NOESIS_NB_*`` variables noesis_nb reads (``NOESIS_NB_SECRET_<PATH>`` are a family, by prefix)
-ENV_NAMES = ("NOESIS_NB_APPROVER", "NOESIS_NB_APPROVER_ID", "NOESIS_NB_CACHE_DIR", "NOESIS_NB_CAPTURE", "NOESIS_NB_PRINCIPAL")
+ENV_NAMES = (
+    "NOESIS_NB_APPROVER",
+    "NOESIS_NB_APPROVER_ID",
+    "NOESIS_NB_CACHE_DIR",
+    "NOESIS_NB_CAPTURE",
+    "NOESIS_NB_PRINCIPAL",
+    "NOESIS_NB_REMOTE_TIMEOUT_S",
+)
+#: the seconds one file (or index page) of an http(s) runs source may take (``frames.remotefetch``)
+REMOTE_TIMEOUT_ENV = "NOESIS_NB_REMOTE_TIMEOUT_S"
 
 #: ``approver=`` by name (also ``$NOESIS_NB_APPROVER``)
 APPROVERS = ("ask", "auto", "deny")

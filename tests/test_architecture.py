@@ -67,6 +67,7 @@ DEFERRED_OK = {
     "yaml",
     "fsspec",
     "s3fs",
+    "aiohttp",  # fsspec's http file system's client (only for an http(s) source)
     "distributed",
     "dask",
     "nbformat",

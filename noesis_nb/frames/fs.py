@@ -24,7 +24,8 @@ from ..store.runfiles import UnreadableRunFile as BadFile
 from ..store.runfiles import _too_large as too_large
 from ..store.scan import MARKERS
 from ..store.sealing import SEAL_FILES, SealState, read_seal_file, seal_state
-from .remotefetch import UNSIZED, described, fetch
+from .remotefetch import UNSIZED, described, fetch, timed_out, timed_out_said, unreadable, with_timeout, within_limit
+from .weblisting import walk
 
 #: the schemes whose listing is an index page a server writes (its links decoded, kept inside the root)
 _WEB = frozenset({"http", "https"})
@@ -115,14 +116,16 @@ class LocalFS:
 class RemoteFS:
     """An fsspec file system (S3 via s3fs, memory://, …). One listing gives every file's stat."""
 
-    def __init__(self, fs: Any, protocol: str):
+    def __init__(self, fs: Any, protocol: str, timeout_s: float | None = None):
         self.fs = fs
         self.protocol = protocol
+        self.timeout_s = timeout_s  # the seconds each request may take (http(s)), as a timeout names them
         self._info: dict[str, Stat] = {}
         self._dirs: dict[str, list[str]] = {}
         self._data: dict[str, bytes] = {}
         self._failed: dict[str, BadFile] = {}  # listed files the server would not even size
         self.refused: dict[str, str] = {}  # links of an http listing not followed (leaving the root): link -> why
+        self.unlisted: dict[str, str] = {}  # folders of an http root whose index page gave no listing: folder -> why
 
     def join(self, base: str, *parts: str) -> str:
         return "/".join([base.rstrip("/"), *parts])
@@ -138,23 +141,31 @@ class RemoteFS:
         http server it cannot reach, which would read as an empty frame.
         """
         root = root.rstrip("/")
+        web = self.protocol in _WEB
         failed: Exception | None = None
+        found: dict[str, Any] = {}
         try:
-            found = self.fs.find(root, detail=True)
+            if web:  # each link and folder not followed is said (``weblisting``), not dropped
+                found, refused, unlisted = walk(self.fs, root, self.timeout_s)
+                self.refused.update(refused)
+                self.unlisted.update(unlisted)
+            else:
+                found = self.fs.find(root, detail=True)
             if not found:
                 self.fs.info(root)  # FileNotFoundError (its cause: why an http server was not reached) or a folder
         except Exception as exc:  # the storage library's own (botocore, aiohttp, …): said as one error of ours
             failed = exc
         if failed is not None:  # raised outside the handler: no chained error carries the URL's query string
-            raise _listing_refused(self.url(root), failed)
-        web = self.protocol in _WEB
-        for path, info in found.items():
+            raise _listing_refused(self.url(root), failed, self.timeout_s)
+        for listed, info in found.items():
             if info.get("type") == "directory":
                 continue
+            path = listed
             if web:  # an index page is text a server makes: its links are decoded and kept inside the root
-                path = self._inside(root, path)
-                if path is None or path in self._info:  # refused, or another spelling of a name already listed
+                inside = self._inside(root, listed)
+                if inside is None or inside in self._info:  # refused, or another spelling of a name already listed
                     continue
+                path = inside
             key = info.get("ETag") or info.get("LastModified") or info.get("mtime") or info.get("created")
             size = info.get("size")  # None: not said (a stock http server's index page), found when read, never 0
             self._info[path] = (size if type(size) is int else None, None if key is None else str(key))  # type: ignore[assignment]
@@ -162,7 +173,10 @@ class RemoteFS:
             self._dirs.setdefault(parent, []).append(name)
         runs = sorted(d for d, names in self._dirs.items() if any(m in names for m in _MARKERS))
         depth = root.count("/")
-        return [d for d in runs if d == root or d.count("/") - depth in (1, 2)]
+        runs = [d for d in runs if d == root or d.count("/") - depth in (1, 2)]
+        if not runs and (self.unlisted or self.refused):  # no run to carry them as problems: never an empty frame
+            raise _nothing_listed(self.url(root), self.unlisted, self.refused, self.url)
+        return runs
 
     def _inside(self, root: str, path: str) -> str | None:
         """``path`` of an http listing with each name decoded and spelled one way (``ep_%69d`` is ``ep_id``); None,
@@ -191,7 +205,7 @@ class RemoteFS:
         stat = self._info.get(path)
         if stat is not None and (stat[0] is None or stat[1] is None) and path not in self._failed:
             try:
-                size, key = described(self.fs, path, self.url(path))
+                size, key = described(self.fs, path, self.url(path), self.timeout_s)
             except BadFile as exc:
                 self._failed[path] = exc  # said when the file is read
                 size, key = UNSIZED, None
@@ -222,6 +236,9 @@ class RemoteFS:
         if wanted:  # one that fails is fetched again when read, which says why
             got = self.fs.cat(wanted, on_error="return")
             self._data.update((p, v) for p, v in got.items() if isinstance(v, bytes))
+            for p, v in got.items():  # one that ran out of time is not asked again (another wait as long)
+                if isinstance(v, BaseException) and timed_out(v):
+                    self._failed[p] = unreadable(self.url(p), v, self.timeout_s)
 
     def read(self, path: str, within: str | None = None) -> tuple[bytes, Stat] | None:
         """Bytes and stat of a listed file (None: not listed); ``BadFile`` when it was listed but cannot be read
@@ -233,7 +250,7 @@ class RemoteFS:
         if data is None:
             if path in self._failed:
                 raise self._failed[path]
-            data = fetch(self.fs, path, self.url(path), stat[0])
+            data = fetch(self.fs, path, self.url(path), stat[0], self.timeout_s)
         if stat[0] is None:  # no size said before reading: the bytes read say it
             stat = self._info[path] = (len(data), stat[1])
         return data, stat
@@ -257,7 +274,7 @@ class RemoteFS:
 
 def _whole(path: str, size: int | None) -> bool:
     """Whether a listed file is fetched in a batch: its size known and within what is read of it."""
-    return size is not None and not too_large(path, size)
+    return size is not None and not too_large(path, size) and within_limit(size)
 
 
 RunFS = LocalFS | RemoteFS  # where a run's files are read from
@@ -270,6 +287,7 @@ def open_remote(url: str, storage_options: dict[str, Any] | None) -> tuple[Remot
     pattern: it is sent with every request of the source (aiohttp's ``params``) and named nowhere, so a glob there
     uses ``*`` and ``[…]`` in the path. In any other URL (``s3://``, ``memory://``, …) ``*``, ``?`` and ``[`` glob.
     """
+    url = _web_spelling(url)
     refuse_password(url, "source")
     if storage_options is not None and not isinstance(storage_options, Mapping):
         raise InvalidOptionError(
@@ -277,6 +295,9 @@ def open_remote(url: str, storage_options: dict[str, Any] | None) -> tuple[Remot
             "options (for s3://: {'key': …, 'secret': …, 'endpoint_url': …}), or leave it out"
         )
     url, storage_options = _query_as_params(url, storage_options)
+    seconds = None
+    if url.split("://", 1)[0] in _WEB:  # a server that takes the request and never answers holds no cell forever
+        storage_options, seconds = with_timeout(storage_options)
     try:
         import fsspec
     except ImportError as exc:
@@ -297,9 +318,18 @@ def open_remote(url: str, storage_options: dict[str, Any] | None) -> tuple[Remot
     except Exception as exc:  # a file system that connects when made (ftp://, sftp://): refused, unreachable, bad options
         failed = exc
     if failed is not None:  # raised outside the handler: no chained error carries the URL's query string
-        raise _listing_refused(url, failed)
+        raise _listing_refused(url, failed, seconds)
     fs.invalidate_cache()
-    return RemoteFS(fs, protocol), path
+    return RemoteFS(fs, protocol, seconds), path
+
+
+def _web_spelling(url: str) -> str:
+    """An http(s) URL as fsspec takes it: its scheme in small letters (``HTTP://`` is the same URL) and its fragment
+    dropped (never sent to a server, and ``#access_token=…`` is a secret: it is named nowhere)."""
+    scheme, sep, rest = url.partition("://")
+    if not sep or scheme.lower() not in _WEB:
+        return url
+    return f"{scheme.lower()}://{rest.split('#', 1)[0]}"
 
 
 _QUERY = re.compile(r"\?[^\s'\"<>]*")  # a URL's query string in an error's text
@@ -325,12 +355,14 @@ def shown_source(text: str) -> str:
     return text
 
 
-def _listing_refused(url: str, exc: Exception) -> Exception:
+def _listing_refused(url: str, exc: Exception, seconds: float | None = None) -> Exception:
     """One error naming the remote source and what to check, for a listing its file system refused.
 
     The storage library raises its own types (``NoCredentialsError``, ``EndpointConnectionError``, a
     ``TypeError`` for an option it does not take), which name neither the URL nor the fix.
     """
+    if timed_out(exc):
+        return RunsDirError(f"{quoted(url)} could not be listed: it {timed_out_said(url, seconds)}")
     cause = exc.__cause__ if isinstance(exc, FileNotFoundError) and exc.__cause__ is not None else exc
     said = _QUERY.sub(f"?{REDACTED_VALUE}", str(cause))  # a URL's query string may hold a signature
     reason = f"{type(cause).__name__}: {quoted_text(said, 300)}"
@@ -347,6 +379,17 @@ def _listing_refused(url: str, exc: Exception) -> Exception:
     return RunsDirError(
         f"{quoted(url)} could not be listed ({reason}); check the URL, the network and the credentials "
         "(storage_options=, or the environment such as AWS_ACCESS_KEY_ID / AWS_PROFILE)"
+    )
+
+
+def _nothing_listed(url: str, unlisted: dict[str, str], refused: dict[str, str], url_of: Callable[[str], str]) -> RunsDirError:
+    """The error for an http root that lists no run because each folder or link it names could not be followed."""
+    said = [f"{quoted(shown_source(url_of(p)))}: listing it failed ({why})" for p, why in unlisted.items()]
+    said += [f"{quoted(shown_source(url_of(p)))}: not followed ({why})" for p, why in refused.items()]
+    more = f"; and {len(said) - 5} more" if len(said) > 5 else ""
+    return RunsDirError(
+        f"{quoted(shown_source(url))} lists no run that could be read: {'; '.join(said[:5])}{more}; its runs are unknown, "
+        "not absent: check the server (its redirects, its answers) and the credentials, then load again"
     )
 
 

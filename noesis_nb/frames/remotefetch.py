@@ -4,22 +4,54 @@ A file the listing named that then answers 404 (an expired link, a permission on
 connection dropped mid-body is a file whose contents are unknown: read as absent it would count as no events, 0
 tokens, $0. A listing that gives no size (a stock http server's index page) leaves the size unknown: it is taken from
 the server's answer (HEAD's Content-Length), or counted while reading, never taken as 0. A run document past
-``MAX_DOCUMENT_BYTES`` is refused before its body is downloaded, as on disk.
+``MAX_DOCUMENT_BYTES`` is refused before its body is downloaded, as on disk; any other file (an event log) past
+``MAX_REMOTE_BYTES``, by the size said or, unsaid or lying, by the bytes read, is refused too (never read whole into
+memory). Every request of an http(s) source waits at most ``$NOESIS_NB_REMOTE_TIMEOUT_S`` (``TIMEOUT_S``) for the
+whole file, and at most ``IDLE_S`` to connect or between two reads: a server that accepts and never answers, or
+trickles, is a problem naming the file, never a frozen cell.
 """
 
 from __future__ import annotations
 
+import asyncio
+import os
 import time
 from email.utils import parsedate_to_datetime
 from typing import Any
 
+from .._envvars import REMOTE_TIMEOUT_ENV
+from ..errors import InvalidOptionError
 from ..secrets.names import REDACTED_VALUE
 from ..secrets.quoted import quoted_text
 from ..store.runfiles import MAX_DOCUMENT_BYTES
 from ..store.runfiles import UnreadableRunFile as BadFile
 from ..store.runfiles import _too_large as too_large
 
-__all__ = ["fetch", "described", "unreadable", "UNSIZED", "SETTLED_S"]
+__all__ = [
+    "fetch",
+    "described",
+    "unreadable",
+    "with_timeout",
+    "timed_out",
+    "timed_out_said",
+    "timeout_s",
+    "UNSIZED",
+    "SETTLED_S",
+    "TIMEOUT_ENV",
+    "TIMEOUT_S",
+    "IDLE_S",
+    "MAX_REMOTE_BYTES",
+    "within_limit",
+]
+
+#: the environment variable giving the seconds one remote file (or listing) may take in all
+TIMEOUT_ENV = REMOTE_TIMEOUT_ENV
+#: its default: seconds one remote file or listing may take from request to last byte
+TIMEOUT_S = 120.0
+#: seconds to connect, or to wait between two reads of a body (at most the total)
+IDLE_S = 30.0
+#: bytes of one remote file other than a run document read at most (an event log); set it on this module to read more
+MAX_REMOTE_BYTES = 1 << 30
 
 #: the size stated for a listed file the server will neither size nor serve (no size, and no plausible one)
 UNSIZED = -2
@@ -30,8 +62,66 @@ _CHUNK = 1 << 20
 SETTLED_S = 3.0
 
 
-def unreadable(url: str, exc: BaseException) -> BadFile:
+def timeout_s() -> float:
+    """``$NOESIS_NB_REMOTE_TIMEOUT_S`` as seconds (unset: ``TIMEOUT_S``); ``InvalidOptionError`` for no number > 0."""
+    raw = os.environ.get(TIMEOUT_ENV, "").strip()
+    if not raw:
+        return TIMEOUT_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value <= 86_400:
+        raise InvalidOptionError(
+            f"{TIMEOUT_ENV}={quoted_text(raw, 40)} is no number of seconds from above 0 to a day; set it to the seconds "
+            f"one remote file may take (default {TIMEOUT_S:g}), or unset it"
+        )
+    return value
+
+
+def with_timeout(options: dict[str, Any] | None) -> tuple[dict[str, Any], float | None]:
+    """http(s) ``storage_options`` bounding every request (aiohttp's ``ClientTimeout``: the whole file within
+    ``timeout_s()``, connecting and each read within ``IDLE_S``), and those seconds; a ``timeout`` the caller gave in
+    ``client_kwargs`` is kept as given (seconds None: said as theirs)."""
+    options = dict(options or {})
+    client = dict(options.get("client_kwargs") or {})
+    if "timeout" in client:
+        return options, None
+    try:
+        import aiohttp
+    except ImportError:  # fsspec's http file system then says which package to install
+        return options, None
+    total = timeout_s()
+    idle = min(IDLE_S, total)
+    client["timeout"] = aiohttp.ClientTimeout(total=total, connect=idle, sock_connect=idle, sock_read=idle)
+    return {**options, "client_kwargs": client}, total
+
+
+def timed_out(exc: BaseException) -> bool:
+    """Whether ``exc`` (or what it wraps) is a request that ran out of time."""
+    seen: BaseException | None = exc
+    for _ in range(8):
+        if seen is None:
+            return False
+        if isinstance(seen, (asyncio.TimeoutError, TimeoutError)):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def timed_out_said(url: str, seconds: float | None) -> str:
+    """What a request that ran out of time says: how long, and what to do."""
+    within = f"timed out after {seconds:g} s" if seconds is not None else "timed out (the client_kwargs timeout given)"
+    return (
+        f"{within}: the server took the request but did not answer in time, or sent too slowly; check that the "
+        f"server is up, or give it more time ({TIMEOUT_ENV}=<seconds>, default {TIMEOUT_S:g})"
+    )
+
+
+def unreadable(url: str, exc: BaseException, seconds: float | None = None) -> BadFile:
     """The problem of a listed file whose read failed: the HTTP status (or the error) and what to check."""
+    if timed_out(exc):
+        return BadFile(url, f"listed by the source, but reading it {timed_out_said(url, seconds)}; its contents are unknown")
     cause: BaseException | None = exc
     while cause is not None and type(getattr(cause, "status", None)) is not int:
         cause = cause.__cause__ or cause.__context__  # fsspec's info() says FileNotFoundError for any refusal
@@ -53,7 +143,7 @@ def unreadable(url: str, exc: BaseException) -> BadFile:
     )
 
 
-def described(fs: Any, path: str, url: str) -> tuple[int | None, str | None]:
+def described(fs: Any, path: str, url: str, seconds: float | None = None) -> tuple[int | None, str | None]:
     """(size, what proves the file unchanged) as the server gives them for ``path``: HEAD's Content-Length, and its
     ETag or a Last-Modified older than ``SETTLED_S`` (None when it gives neither: nothing proves the bytes the same).
 
@@ -65,7 +155,7 @@ def described(fs: Any, path: str, url: str) -> tuple[int | None, str | None]:
     except Exception as exc:  # the storage library's own (aiohttp's ClientResponseError, …)
         failed = exc
     if failed is not None:  # raised outside the handler: no chained error carries the URL's query string
-        raise unreadable(url, failed)
+        raise unreadable(url, failed, seconds)
     size = info.get("size")
     key = info.get("ETag") or info.get("LastModified") or info.get("mtime")
     if key is None and (modified := info.get("Last-Modified")):
@@ -80,32 +170,52 @@ def described(fs: Any, path: str, url: str) -> tuple[int | None, str | None]:
     return (size if type(size) is int and size >= 0 else None), (None if key is None else str(key))
 
 
-def fetch(fs: Any, path: str, url: str, size: int | None) -> bytes:
+def fetch(fs: Any, path: str, url: str, size: int | None, seconds: float | None = None) -> bytes:
     """The bytes of ``path`` (``size``: as listed, None when not known); ``BadFile`` when it cannot be read whole or
-    is a run document too large to read (decided from the size before downloading, or after ``MAX_DOCUMENT_BYTES``
-    + 1 bytes of a body whose size no one said)."""
+    is too large to read: a run document past ``MAX_DOCUMENT_BYTES``, any other file past ``MAX_REMOTE_BYTES``
+    (decided from the size before downloading, or after one byte more than the limit of a body whose size no one
+    said). ``seconds``: the request's time limit, as a timeout names it."""
     if size is not None and (why := too_large(path, size)):
         raise BadFile(url, why)
-    limit = MAX_DOCUMENT_BYTES if path.endswith(".json") else None
+    document = path.endswith(".json")
+    limit = MAX_DOCUMENT_BYTES if document else MAX_REMOTE_BYTES
+    if size is not None and size > limit:
+        raise BadFile(url, _past_limit(size, "its size said"))
     failed: Exception | None = None
     try:
-        if size is None and limit is not None:
-            data = _read_at_most(fs, path, limit + 1)
-        else:
-            data = fs.cat_file(path)
+        data = _read_at_most(fs, path, limit) if size is None else fs.cat_file(path)
     except BadFile:
         raise
     except Exception as exc:
         failed = exc
     if failed is not None:  # raised outside the handler: no chained error carries the URL's query string
-        raise unreadable(url, failed)
-    if limit is not None and len(data) > limit:
-        raise BadFile(url, f"more than {too_large(path, len(data))} (its size unsaid, the read stopped there)")
-    return bytes(data)
+        raise unreadable(url, failed, seconds)
+    if data is None or len(data) > limit:
+        if document:
+            raise BadFile(url, f"more than {too_large(path, limit + 1)} (its size unsaid, the read stopped there)")
+        raise BadFile(url, _past_limit(limit, "its size unsaid, the read stopped there"))
+    return data if type(data) is bytes else bytes(data)
 
 
-def _read_at_most(fs: Any, path: str, most: int) -> bytes:
-    """At most ``most`` bytes of ``path``, streamed (never the whole body of a file larger than that)."""
+def within_limit(size: int) -> bool:
+    """Whether a remote file of ``size`` bytes other than a run document is read (``MAX_REMOTE_BYTES`` at most)."""
+    return size <= MAX_REMOTE_BYTES
+
+
+def _past_limit(size: int, how: str) -> str:
+    """Why a remote file other than a run document is not read: its size past ``MAX_REMOTE_BYTES``, and the fix."""
+    more = "" if how.startswith("its size said") else "more than "
+    return (
+        f"{more}{size:,} bytes ({how}), past the {MAX_REMOTE_BYTES:,} bytes a remote file is read at; not read. "
+        "To read it, raise noesis_nb.frames.remotefetch.MAX_REMOTE_BYTES (memory permitting), or copy the run "
+        "locally"
+    )
+
+
+def _read_at_most(fs: Any, path: str, most: int) -> bytes | None:
+    """The bytes of ``path`` when they are at most ``most``, else None: streamed, and never more than ``most`` + 1
+    held (the body of a file larger than that is neither read on nor joined)."""
+    most += 1
     parts: list[bytes] = []
     got = 0
     with fs.open(path, "rb", block_size=0) as fh:
@@ -115,4 +225,4 @@ def _read_at_most(fs: Any, path: str, most: int) -> bytes:
                 break
             parts.append(chunk)
             got += len(chunk)
-    return b"".join(parts)
+    return None if got >= most else b"".join(parts)

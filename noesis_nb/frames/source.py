@@ -202,6 +202,8 @@ def stray_runs(source: Source, episodes: list[str] | None, refs: list[RunRef]) -
     for fs in {id(ref.fs): ref.fs for ref in refs if isinstance(ref.fs, RemoteFS)}.values():
         for link, why in fs.refused.items():  # an http listing's links not followed
             found.setdefault(link, LoadProblem(shown_source(fs.url(link)), None, f"{_LINK_REFUSED} ({why}); {_NOT_FOLLOWED}"))
+        for folder, why in fs.unlisted.items():  # a folder of the root whose own listing failed: its runs unknown
+            found.setdefault(folder, LoadProblem(shown_source(fs.url(folder)), None, f"{_UNLISTED} ({why}); {_UNKNOWN}"))
     wanted = set(episodes) - names if episodes is not None else None
     if wanted is not None and not wanted:
         return list(found.values())
@@ -217,6 +219,11 @@ def stray_runs(source: Source, episodes: list[str] | None, refs: list[RunRef]) -
 
 
 _LINK_REFUSED = "the root's http listing links here, but this is no folder inside the root"
+_UNLISTED = "the root's http listing links this folder, but listing it failed"
+_UNKNOWN = (
+    "no run of it is read, so what it holds is unknown, not absent: check the server and that the credentials may "
+    "list it, then load again"
+)
 _NOT_FOLLOWED = "not followed, so no run of it is read (locally a link out of the root is not followed either)"
 
 

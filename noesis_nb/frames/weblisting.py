@@ -1,0 +1,218 @@
+"""Walking an http(s) root's index pages: every file inside the root, and each link or folder that could not be
+followed, said rather than dropped.
+
+fsspec's own walk keeps only links spelled under the page's URL: a link to another host, a protocol-relative link
+(``//host/ep_…/``, which it asked of the root's own host as a path) and a folder linked without its ``/`` were
+dropped without a word; a folder whose page answered 500 failed the whole load, and one redirecting away was
+dropped. Here each page is asked without following redirects (a folder's page moving to its name with ``/`` is
+followed); a link leaving the root is ``refused`` (one problem row each), a folder of the root whose page cannot be
+read is ``unlisted`` with why (its runs unknown, not absent), and the other folders still load. Only the root's own
+page failing fails the load.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import unquote, urljoin, urlsplit
+
+from ..secrets.quoted import quoted_text
+from .remotefetch import timed_out, timed_out_said
+
+__all__ = ["walk", "MAX_PAGE_BYTES"]
+
+#: bytes of one index page read at most (a page past it is a folder that cannot be listed)
+MAX_PAGE_BYTES = 64 << 20
+
+_HREF = re.compile(r"""<(a|A)\s+(?:[^>]*?\s+)?(href|HREF)=["'](?P<url>[^"']+)""")  # fsspec's two link patterns
+_BARE = re.compile(r"""(?P<url>http[s]?://[-a-zA-Z0-9@:%_+.~#?&/=]+)""")
+_PARENT = ("..", "../")  # a server's "parent directory" link: not a link of the listing
+
+
+class PageRefused(Exception):
+    """One index page that gave no listing: ``why`` says what the server did."""
+
+    def __init__(self, why: str):
+        super().__init__(why)
+        self.why = why
+
+
+def walk(fs: Any, root: str, seconds: float | None) -> tuple[dict[str, dict[str, Any]], dict[str, str], dict[str, str]]:
+    """(files as fsspec's ``find(detail=True)`` gives them, links refused -> why, folders unlisted -> why) of the
+    http(s) ``root``. The root's own page failing raises (``FileNotFoundError`` for a 404), as fsspec does."""
+    from fsspec.asyn import sync
+
+    got: tuple[dict[str, dict[str, Any]], dict[str, str], dict[str, str]] = sync(fs.loop, _walk, fs, root.rstrip("/"), seconds)
+    return got
+
+
+async def _walk(fs: Any, root: str, seconds: float | None) -> tuple[dict[str, dict[str, Any]], dict[str, str], dict[str, str]]:
+    files: dict[str, dict[str, Any]] = {}
+    refused: dict[str, str] = {}
+    unlisted: dict[str, str] = {}
+    todo, seen = [root], {root}
+    while todo:
+        folder = todo.pop(0)
+        try:
+            text = await _page(fs, folder + "/", root, seconds)
+        except PageRefused as exc:
+            if folder == root:
+                raise
+            unlisted[folder] = exc.why
+            continue
+        except Exception as exc:  # the connection's own (refused, reset, timed out)
+            if folder == root and isinstance(exc, OSError) and not timed_out(exc):
+                raise FileNotFoundError(folder) from exc  # not reached: said as a root that is not there, with why
+            if folder == root:
+                raise
+            unlisted[folder] = timed_out_said(folder, seconds) if timed_out(exc) else _error_said(exc)
+            continue
+        for link, href in _links(text):
+            target = _resolved(folder, link)
+            if target == "":
+                continue
+            if target is None:
+                if href:
+                    refused.setdefault(_absolute(folder, link), _off_root_said(folder, link))
+                continue
+            if not _within(target, root):
+                if href and not _ancestor(target, folder):  # a page's link to its parents is no link of the listing
+                    refused.setdefault(target, _off_root_said(folder, link))
+                continue
+            if (bad := _bad_part(root, target)) is not None:  # ``../x``, a name holding ``/`` once decoded
+                refused.setdefault(*bad)
+                continue
+            if target.endswith("/") or (not _has_suffix(target) and await _moves_to_folder(fs, target)):
+                name = target.rstrip("/")
+                if name not in seen:
+                    seen.add(name)
+                    todo.append(name)
+            elif target not in files:
+                files[target] = {"name": target, "size": None, "type": "file"}
+    return files, refused, unlisted
+
+
+async def _page(fs: Any, url: str, root: str, seconds: float | None) -> str:
+    """The index page at ``url`` (a redirect to the same folder spelled otherwise followed once); ``PageRefused`` for
+    an error status, a redirect elsewhere, or a page past ``MAX_PAGE_BYTES``; ``FileNotFoundError`` for the root's 404."""
+    session = await fs.set_session()
+    for _ in range(2):
+        async with session.get(fs.encode_url(url), allow_redirects=False, **fs.kwargs) as r:
+            if 300 <= r.status < 400:
+                target = urljoin(url, r.headers.get("Location", ""))
+                if target.rstrip("/") == url.rstrip("/") and target != url:
+                    url = target
+                    continue
+                raise PageRefused(f"the server answered HTTP {r.status}, moving it to {_shown(target)}; not followed")
+            if r.status == 404 and url.rstrip("/") == root:
+                raise FileNotFoundError(url)
+            if r.status >= 400:
+                raise PageRefused(
+                    f"the server answered HTTP {r.status}" + (f" {quoted_text(str(r.reason), 60)}" if r.reason else "")
+                )
+            mimetype = r.headers.get("Content-Type", "").partition(";")[0].strip() or None
+            if mimetype not in ("text/html", None):
+                return ""
+            body = await r.content.read(MAX_PAGE_BYTES + 1)
+            if len(body) > MAX_PAGE_BYTES:
+                raise PageRefused(f"its index page is larger than {MAX_PAGE_BYTES:,} bytes; not read")
+            return str(body.decode(errors="ignore"))
+    raise PageRefused("the server moved it again and again; not followed")
+
+
+async def _moves_to_folder(fs: Any, url: str) -> bool:
+    """Whether a link without ``/`` (``ep_x``) is a folder: its server moves it to ``ep_x/`` (as stock servers do)."""
+    session = await fs.set_session()
+    try:
+        async with session.head(fs.encode_url(url), allow_redirects=False, **fs.kwargs) as r:
+            location = r.headers.get("Location", "")
+            return bool(300 <= r.status < 400 and urljoin(url, location).split("?", 1)[0] == url + "/")
+    except Exception:  # said, if it is a file, when it is read
+        return False
+
+
+def _links(text: str) -> list[tuple[str, bool]]:
+    """(link, whether it is an ``<a href>``) of a page, in order; a bare URL in its text is a link too (as fsspec)."""
+    found = [(m.group("url"), True) for m in _HREF.finditer(text)]
+    return found + [(m.group("url"), False) for m in _BARE.finditer(text)]
+
+
+def _resolved(folder: str, link: str) -> str | None:
+    """The URL ``link`` of ``folder``'s page names (query and fragment dropped), joined as fsspec joins a relative
+    one (``..`` kept: the scan refuses it by name); '' for a link to no file (``?C=N``, ``#top``, the parent link);
+    None for one of another scheme (``mailto:``)."""
+    link = link.split("#", 1)[0].split("?", 1)[0]
+    if not link or link in _PARENT:
+        return ""
+    scheme = urlsplit(folder).scheme
+    if link.startswith("//"):  # protocol-relative: another host, maybe
+        link = f"{scheme}:{link}"
+    elif link.startswith("/"):
+        parts = urlsplit(folder)
+        link = f"{parts.scheme}://{parts.netloc}{link}"
+    elif ":" in link.split("/", 1)[0]:
+        if link.split(":", 1)[0].lower() not in ("http", "https"):
+            return None
+    else:
+        return folder + "/" + link
+    return link
+
+
+def _bad_part(root: str, target: str) -> tuple[str, str] | None:
+    """(the link as written up to its bad part, why) for a link under ``root`` whose decoded names leave it (``..``)
+    or hold a path separator; None for a good one. Locally a link out of the root is never followed either."""
+    parts = target[len(root) + 1 :].rstrip("/").split("/")
+    names = [unquote(part) for part in parts]
+    for i, name in enumerate(names):
+        if name in ("", ".", "..") or "/" in name or "\\" in name:
+            up = name in ("", ".", "..")
+            end = i + 1
+            while up and end < len(names) and names[end - 1] in ("", ".", ".."):
+                end += 1  # the link as written (``../ep_parent``), not only its ``..``
+            why = "it leads out of the root" if up else "its decoded name holds a path separator"
+            return "/".join([root, *parts[:end]]), why
+    return None
+
+
+def _within(target: str, root: str) -> bool:
+    """Whether ``target`` lies under ``root`` (http and https taken alike, as fsspec does); '' counts as inside."""
+    if not target:
+        return True
+    return _plain(target).startswith(_plain(root) + "/")
+
+
+def _ancestor(target: str, folder: str) -> bool:
+    return (_plain(folder) + "/").startswith(_plain(target).rstrip("/") + "/")
+
+
+def _plain(url: str) -> str:
+    scheme, sep, rest = url.partition("://")
+    return f"http://{rest}" if sep and scheme.lower() in ("http", "https") else url
+
+
+def _has_suffix(url: str) -> bool:
+    """Whether the last name of ``url`` has a suffix (``events.jsonl``): a file, never asked whether it is a folder."""
+    return "." in url.rstrip("/").rsplit("/", 1)[-1]
+
+
+def _absolute(folder: str, link: str) -> str:
+    return link if "://" in link else urljoin(folder + "/", link)
+
+
+def _off_root_said(folder: str, link: str) -> str:
+    target = _absolute(folder, link if not link.startswith("//") else f"{urlsplit(folder).scheme}:{link}")
+    if urlsplit(_plain(target)).netloc != urlsplit(_plain(folder)).netloc:
+        return f"it leads to another host ({_shown(target)})"
+    return "it leads out of the root"
+
+
+def _shown(url: str) -> str:
+    """A URL as a problem names it: no user part, query or fragment (they may hold a token)."""
+    parts = urlsplit(url)
+    host = parts.netloc.rsplit("@", 1)[-1]
+    return quoted_text(f"{parts.scheme}://{host}{parts.path}", 120)
+
+
+def _error_said(exc: BaseException) -> str:
+    said = str(exc).split("?", 1)[0] if "://" in str(exc) else str(exc)
+    return f"{type(exc).__name__}: {quoted_text(said, 200)}"
