@@ -22,6 +22,7 @@ from ..errors import InvalidOptionError
 from ..secrets import quoted, shown
 from .batchgrid import GRID_HEAD, BatchFigures, entry_line, grid_table, header_line, key_of, pick
 from .bundle import SnapshotOutput, css_widget, execution_count
+from .cellsync import keep_saved
 from .coalesce import Coalescer
 from .controls import PressedLine
 from .display import show
@@ -117,6 +118,7 @@ class BatchView(SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets shi
             **kwargs,
         )
         self.add_class(ROOT_CLASS)
+        keep_saved(self)  # its rows are saved with a notebook executed headless (cellsync.py)
         self.add_class("noesis-nb-batch")
         self.figures.update(handle.entries)
         self._unsubscribe = handle.on_change(self._changed)

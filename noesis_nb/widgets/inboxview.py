@@ -30,6 +30,7 @@ from ..secrets.quoted import quoted
 from ..store.vocab import TERMINAL_STATUSES
 from .approvals import FOLDER_GONE, CardFocus
 from .bundle import SnapshotOutput, css_widget
+from .cellsync import keep_saved
 from .coalesce import Coalescer
 from .controls import PressedLine
 from .inboxrows import ResumeRow, decided_words, item_html, make_row
@@ -119,6 +120,7 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
         guard = key_guard()  # Notebook 7's shortcuts kept out of the reason boxes (keyguard.py)
         super().__init__(children if guard is None else [*children, guard], **kwargs)
         self.add_class(ROOT_CLASS)
+        keep_saved(self)  # its rows are saved with a notebook executed headless (cellsync.py)
         self.add_class("noesis-nb-inbox")
         self.scan.poll()
         self.flush()

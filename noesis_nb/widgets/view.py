@@ -25,6 +25,7 @@ from ..runtime.source import RunSource
 from ..secrets import quoted, shown
 from .approvals import FOLDER_GONE, ApprovalsPanel
 from .bundle import css_widget
+from .cellsync import keep_saved
 from .coalesce import Coalescer
 from .controls import PressedLine, SteerInput, StopControls
 from .facts import ToolFactsCache, veto_of
@@ -151,6 +152,7 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
         self._redraw_due = False
         self._wait_ticking = False
         self._attach(source, initial=True)
+        keep_saved(self)  # its step rows are saved with a notebook executed headless (cellsync.py)
 
     @property
     def settled(self) -> str | None:
