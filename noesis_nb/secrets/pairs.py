@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 from .names import is_secret_key
 
-__all__ = ["named_values"]
+__all__ = ["named_values", "command_passwords", "COMMAND_HINT"]
 
 _Q = r"""\\?["']?"""  # a quote around a field's name or value, escaped inside a JSON string (``\"name\"``)
 _NAME_FIELD = r"(?:name|key|Name|Key|ParameterKey|OptionName|header|Header)"
@@ -42,6 +42,43 @@ _PAIR_REVERSED = re.compile(
 )
 # an XML element named like a secret, holding text: ``<password>…</password>``, ``<db.password>``, ``<ns:token>``
 _ELEMENT = re.compile(r"<(?P<tag>[A-Za-z_][\w.:-]{0,80})(?:[ \t][^<>\n]*)?>(?P<value>[^<>\n]{1,256})</(?P=tag)[ \t]*>")
+# an XML element's attributes naming a setting and giving its value (.NET ``<add key="DbPassword" value="…"/>``,
+# ``<param name="password" value="…"/>``), in either order, inside one tag
+_ATTR_NAME = r"""\b(?:key|name|Key|Name)[ \t]*=[ \t]*(?P<nq>["'])(?P<name>[A-Za-z_][\w.:-]{0,80})(?P=nq)"""
+_ATTR_VALUE = r"""\b(?:value|Value)[ \t]*=[ \t]*(?P<vq>["'])(?P<value>[^"'<>\n]{1,1024})(?P=vq)"""
+_ATTRIBUTES = (
+    re.compile(rf"<[A-Za-z_][\w.:-]{{0,80}}[ \t][^<>]{{0,400}}?{_ATTR_NAME}[^<>]{{0,400}}?{_ATTR_VALUE}"),
+    re.compile(rf"<[A-Za-z_][\w.:-]{{0,80}}[ \t][^<>]{{0,400}}?{_ATTR_VALUE}[^<>]{{0,400}}?{_ATTR_NAME}"),
+)
+# a connection string's value in braces (ODBC: required when it holds ``;`` or ``}``, a ``}`` in it doubled): ``PWD={…}``
+_BRACED = re.compile(r"(?<![\w.-])(?P<name>[A-Za-z_][\w .-]{0,40}?)[ \t]*=[ \t]*\{(?P<value>(?:[^}\n]|\}\}){1,1024})\}(?!\})")
+# a command line giving a password by a flag or word of its own meaning (what the flag means depends on the command:
+# ``ssh-keygen -N`` is a passphrase, ``grep -N`` none); a value quoted (with its spaces) or a word, to the command's end
+_CMD_VALUE = r"""(?:"(?P<dq>[^"\n]+)"|'(?P<sq>[^'\n]+)'|(?P<bare>[^\s'";&|]+))"""
+_COMMANDS = re.compile(
+    r"(?:\bsshpass\b[^\n;&|]*?\s-p[ \t]*"  # sshpass -p X
+    r"|\bssh-keygen\b[^\n;&|]*?\s-[NP][ \t]*"  # ssh-keygen -N X (new passphrase), -P X (old one)
+    r"|\bmysqladmin\b[^\n;&|]*?\s(?:password|-p(?=\S))[ \t]*"  # mysqladmin … password X
+    r"|\b(?:htpasswd|htdigest)\b[^\n;&|]*?\s-\w*b\w*\s+\S+\s+\S+\s+"  # htpasswd -b file user X
+    r"|\bsmbpasswd\b[^\n;&|]*?\s-w[ \t]*"  # smbpasswd -w X
+    r"|\b(?:ldapsearch|ldapadd|ldapmodify|ldapdelete|ldappasswd)\b[^\n;&|]*?\s-w[ \t]*"  # ldapsearch -w X
+    r"|\bpsexec(?:\.exe)?\b[^\n;&|]*?\s-p[ \t]+"  # psexec -u user -p X
+    r"|\b(?:7z|7za|unrar|rar)\b[^\n;&|]*?\s-p(?=\S)"  # 7z a -pX
+    r"|\bnet(?:\.exe)?[ \t]+user[ \t]+[^\s/]+[ \t]+(?=[^\s/*])"  # net user NAME X /add
+    r"|\b(?:echo(?:[ \t]+-[ne]+)?|printf(?:[ \t]+['\"]?%s(?:\\n)?['\"]?)?)[ \t]+(?=\S+[ \t]*\|[ \t]*sudo\b[^\n;&|]*?\s-\w*S)"
+    r")" + _CMD_VALUE
+)
+# Oracle's ``user/password@connect`` (``sqlplus app/X@ORCL``, ``jdbc:oracle:thin:app/X@//db:1521/ORCL``, ``expdp``)
+_ORACLE = re.compile(
+    r"(?i)(?:\b(?:sqlplus|sqlldr|expdp|impdp|exp|imp|dgmgrl|rman[ \t]+(?:target|catalog)|sql)\b(?:[ \t]+-\w+)*[ \t]+['\"]?"
+    r"|jdbc:oracle:\w+:)[\w$#]{1,30}/(?P<value>[^\s@/'\"]{1,256})@"
+)
+#: what a command or connection form above needs in its text (a text holding none is not read by them)
+COMMAND_HINT = re.compile(
+    r"(?i)sshpass|ssh-keygen|mysqladmin|htpasswd|htdigest|smbpasswd|ldap|psexec|7z|rar|net|sudo|oracle|sql|exp|imp|rman"
+)
+
+
 # a Dockerfile's ``ENV NAME value`` (the rest of the line) and ``ARG``/``ENV NAME=value``
 _DOCKER = re.compile(r"(?m)^[ \t]*(?:ENV|ARG)[ \t]+(?P<name>[A-Za-z_][A-Za-z0-9_]{0,80})(?:[ \t]+|=)(?P<value>[^\n]+)")
 
@@ -58,6 +95,17 @@ def named_values(text: str) -> Iterator[str]:
         for m in _ELEMENT.finditer(text):
             if is_secret_key(m.group("tag").rpartition(":")[2]):
                 yield m.group("value").strip()
+    if "alue" in text and "<" in text:
+        for pattern in _ATTRIBUTES:
+            for m in pattern.finditer(text):
+                if is_secret_key(m.group("name").rpartition(":")[2]):
+                    yield m.group("value").strip()
+    if "={" in text or "= {" in text:
+        for m in _BRACED.finditer(text):
+            name = m.group("name").strip()
+            if is_secret_key(name) or name.lower() == "pwd":  # (``PWD`` alone names the working directory elsewhere)
+                yield m.group("value").replace("}}", "}")
+    yield from command_passwords(text)
     if "ENV" in text or "ARG" in text:
         for m in _DOCKER.finditer(text):
             if is_secret_key(m.group("name")):
@@ -68,3 +116,14 @@ def _line_start(text: str, at: int) -> bool:
     """Whether a YAML entry's field stands first on its line (after its indent, or its list item's ``-``): an unquoted
     value is read only so (``the name: password and value: lowered`` is prose)."""
     return text[text.rfind("\n", 0, at) + 1 : at].strip(" \t-") == ""
+
+
+def command_passwords(text: str) -> Iterator[str]:
+    """The passwords command lines in ``text`` give by a flag or word of their own (``sshpass -p X``, ``ssh-keygen -N
+    X``, ``mysqladmin password X``, ``net user NAME X``, ``echo X | sudo -S``) and Oracle's ``user/X@db``."""
+    if COMMAND_HINT.search(text) is None:
+        return
+    for m in _COMMANDS.finditer(text):
+        yield m.group("dq") or m.group("sq") or m.group("bare")
+    for m in _ORACLE.finditer(text):
+        yield m.group("value")
