@@ -16,7 +16,7 @@ import binascii
 import re
 from collections.abc import Callable
 
-__all__ = ["b64_text", "encoded_secrets", "basic_credentials"]
+__all__ = ["b64_text", "encoded_secrets", "basic_credentials", "user_password"]
 
 _MIN = 20  # the prefilter's long run: a shorter word in an otherwise clean text is never looked at
 _WORD = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])")
@@ -69,13 +69,41 @@ def encoded_secrets(text: str, find: Callable[[str], set[str]]) -> tuple[set[str
         decoded = b64_text(word)
         if decoded is None:
             continue
-        inside = find(decoded)
+        inside = find(decoded) or user_password(decoded)
         if inside:
             found.add(word)
             found.update(inside)
         else:
             plain_words.add(word)
     return found, plain_words
+
+
+# ``user:password`` as a registry's ``auth`` or ``echo -n user:pw | base64`` encodes it: a user name (an email too),
+# one ``:``, and a password of 8+ characters without blanks
+_USER_PASSWORD = re.compile(r"[A-Za-z0-9._@+-]{1,64}:(?P<pw>[^\s]{8,256})")
+_NOT_PASSWORD = re.compile(
+    r"[0-9a-fA-F]{32,}|[0-9a-fA-F]{7,12}"  # a digest (``sha256:<hex>``), a commit
+    r"|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"  # an email address (``mailto:…``)
+    r"|[/~.].*|//.*|.*://.*"  # a path, a URL
+    r"|[0-9:.,/ -]+"  # a time, a number, a port list
+    # words and numbers joined by marks: a host (``db-01.internal.example.com``), a version (``1.2.3-beta.4+build5``)
+    r"|(?:[A-Z]?[a-z]+[0-9]*|[0-9]+)(?:[._+/:@-](?:[A-Z]?[a-z]+[0-9]*|[0-9]+))*"
+)
+_CLASSES = (re.compile("[a-z]"), re.compile("[A-Z]"), re.compile("[0-9]"), re.compile(r"[^A-Za-z0-9]"))
+
+
+def user_password(decoded: str) -> set[str]:
+    """``{password}`` when ``decoded`` (a base64 word's text, standing alone: no ``Basic`` before it) is a
+    ``user:password`` whose password has a password's shape (three kinds of characters of four, or letters and
+    digits in 16+ of them), else nothing: a base64 ``note:hello`` or ``path:/usr/bin`` is ordinary text."""
+    m = _USER_PASSWORD.fullmatch(decoded)
+    if m is None:
+        return set()
+    pw = m.group("pw")
+    if _NOT_PASSWORD.fullmatch(pw) is not None:
+        return set()
+    kinds = sum(c.search(pw) is not None for c in _CLASSES)
+    return {pw} if kinds >= 3 or (kinds == 2 and len(pw) >= 16 and _CLASSES[2].search(pw) is not None) else set()
 
 
 def basic_credentials(text: str) -> set[str]:
