@@ -50,6 +50,9 @@ _WINDOW = 16
 _KEY_CHARS = frozenset(string.ascii_letters + string.digits + "+=")
 # an episode or batch id mistyped (ULIDs are read in any case): ``ep_01M8…GWQx`` is quoted, so the message shows it
 _NEAR_ULID = re.compile(r"(?:[a-z]{1,8}_)?[0-7][0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{25}")
+# one with a character or two too many or too few, after a prefix noesis_nb mints ids with (``ep_<ULID>x``): an id
+# slip, not a key (it was named by its length alone, so the person could not see what they had typed)
+_NEAR_MINTED = re.compile(r"(?:ep|req|batch|chk)_[0-7][0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{23,27}")
 # an escape ``repr`` writes for a character it does not show (``'\U000a6324'``): its hex digits are no word of the
 # text, and beside the letters after it they read as a random one (``U000a63241``)
 _REPR_ESCAPE = re.compile(r"\\(?:U[0-9a-f]{8}|u[0-9a-f]{4}|x[0-9a-f]{2})")
@@ -159,12 +162,21 @@ def quoted(value: Any, limit: int = 200) -> str:
     return capped_marks(_quoted(value, limit), exact=True)
 
 
+def _near_id(value: str) -> bool:
+    """An id in capitals with a slip or two, or all in small letters (``show(h.episode_id.lower())``)."""
+    if _NEAR_ULID.fullmatch(value):
+        body = value[-26:]
+    elif _NEAR_MINTED.fullmatch(value):
+        body = value.partition("_")[2]
+    else:
+        return False
+    return sum(map(str.islower, body)) <= 2 or body == body.lower()
+
+
 def _quoted(value: Any, limit: int) -> str:
     if isinstance(value, str):
         value = exact(value)  # a subclass's own ``__eq__`` would say its redacted text is itself, and be quoted whole
-        # an id in capitals with a slip or two, or all in small letters (``show(h.episode_id.lower())``)
-        lower = sum(map(str.islower, value[-26:]))
-        if _NEAR_ULID.fullmatch(value) and (lower <= 2 or value[-26:] == value[-26:].lower()) and value not in known_shown():
+        if _near_id(value) and value not in known_shown():
             return repr(value)
         text = quoted_text(value, limit)
         if text.strip() == REDACTED_VALUE or (REDACTED_VALUE in text and not _bare(text)):
