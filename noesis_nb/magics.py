@@ -272,6 +272,8 @@ def parse_line(line: str, expand: Any = None) -> argparse.Namespace:
     words = split_line(line)
     if expand is not None:
         words = [expand(word) for word in words]
+    if words and words[0] == "help":  # %noesis help [subcommand]: what --help prints (it was an unknown subcommand)
+        words = [words[1], "--help"] if len(words) == 2 and words[1] in parser.subcommands else ["--help"]
     _refuse_before_subcommand(parser, words)
     args, extra = parser.parse_known_args(words)
     if args.command is not None:

@@ -307,10 +307,13 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
         waiting = f"{count_words(rows)} waiting in {runs} run{'s' * (runs != 1)}" if rows else "nothing waits for a decision"
         if not rows and self.scan._episode_ids is None and not os.path.isdir(self.scan.root):  # a typo reads as "all done"
             waiting += f": {self.scan.root} does not exist (yet)"
-        extra = f" · {len(self._resume_rows)} decided on disk, ready to resume" if self._resume_rows else ""
+        # drafts decided here, then the runs (not drafts) whose decisions are all on disk: "3 decided here · 3 decided
+        # on disk" counted the same three drafts twice
         here = f" · {self.decided_here} decided here" if self.decided_here else ""
+        ready = len(self._resume_rows)
+        extra = f" · {ready} run{'s' * (ready != 1)} decided, ready to resume" if ready else ""
         unread = f" · {_unread_words(self.scan.problems)}" if self.scan.problems else ""
-        line = esc(waiting + extra + here + unread)
+        line = esc(waiting + here + extra + unread)
         return f'<div class="nnb-h"><b>Approvals inbox</b> <span class="nnb-muted">{line}</span></div>'
 
     def _decided_title_html(self) -> str:

@@ -90,7 +90,8 @@ def test_a_selection_of_two_is_decided_only_after_confirming(runs_dir: Path, tmp
     assert first.decided and second.decided and not third.decided
     assert [i.episode_id for i in inbox.pending] == [eps[2]] and "approved 2 drafts" in inbox.pressed.line.value
     assert "1 draft waiting in 1 run" in inbox.header.value and "2 ready to resume" not in inbox.header.value
-    assert "2 decided on disk, ready to resume" in inbox.header.value and len(inbox.resume_box.children) == 2
+    assert "2 decided here · 2 runs decided, ready to resume" in inbox.header.value  # drafts, then runs
+    assert "decided on disk" not in inbox.header.value and len(inbox.resume_box.children) == 2
     html = inbox.snapshot_html()
     assert html.count("approved</b> by human") == 2 and "noesis-nb-inbox" in html
     assert inbox.text_summary() == "InboxView: 1 draft waiting in 1 run, 2 decided here"
