@@ -272,17 +272,33 @@ def redact_with(redact: Callable[[str, int], str]) -> None:
     _redact = redact
 
 
+def _bare(name: str, shown: str) -> str:
+    """``shown`` as it is: the hidden parts of a path's names bare until ``mark_names_with`` is called."""
+    return shown
+
+
+_marked: Callable[[str, str], str] = _bare
+
+
+def mark_names_with(marked: Callable[[str, str], str]) -> None:
+    """Show each hidden part of a path's names as ``marked(name, shown)`` does (``[REDACTED:<mark>]``, two tokens
+    apart: ``noesis_nb.secrets.namemarks`` calls it once)."""
+    global _marked
+    _marked = marked
+
+
 def quoted_path(path: Any) -> str:
     """``path`` as a message names it, its secrets redacted (a run root or task text may hold a key).
 
     Each part between separators is redacted on its own, so a key in the root's name hides that folder's name,
-    not the run folder and file after it; when the parts so redacted still show what the whole path's redaction
+    not the run folder and file after it, each hidden part marked (``[REDACTED:<mark>]``: two runs named with two
+    tokens named apart, as frames name them); when the parts so redacted still show what the whole path's redaction
     finds (a key with a ``/`` in it), the whole path is shown redacted as one text."""
     text = str(path)
     whole = _redact(text, _PATH_LIMIT)
     if whole == text:
         return text
-    parts = "/".join(_redact(part, _PATH_LIMIT) for part in text.split("/"))
+    parts = "/".join(_marked(part, _redact(part, _PATH_LIMIT)) for part in text.split("/"))
     return parts if _redact(parts, _PATH_LIMIT) == parts else whole
 
 

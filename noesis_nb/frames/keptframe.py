@@ -52,8 +52,10 @@ from .timetext import NAT
 
 __all__ = ["Keeper", "keeper_for", "frame_path"]
 
-# 2: the stamps as one marshalled list (``_stamps``); 3: ``ids_minted``; 4: the names shown (``shown_names``)
-_FORMAT = b"noesis_nb kept runs frame 4\n"
+# 2: the stamps as one marshalled list (``_stamps``); 3: ``ids_minted``; 4: the names shown (``shown_names``);
+# 5: those names with each hidden piece marked (``[REDACTED:<mark>]``, ``secrets.namemarks``): a file of 4 holds
+# them bare, which a new process would take as shown (two runs alike again): it is built again instead
+_FORMAT = b"noesis_nb kept runs frame 5\n"
 _MAX_BYTES = 1 << 31
 _META_LEN = 8  # bytes giving the length of the pickled (key, runs) before the pickled frame
 

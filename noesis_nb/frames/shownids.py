@@ -1,9 +1,11 @@
 """A frame's ids and run folders as a person may see them: redacted by the one secret rule (``secrets.shown``).
 
 A run folder named with a credential (``ep_ghp_…``, copied into a shared root) is read, and its rows name it
-``[REDACTED]`` in ``episode_id``, ``/root/[REDACTED]`` in ``run_dir`` (the root as given) and ``draft:[REDACTED]:req_…`` in
-``draft_id``, as every view names it (minted ids, UUIDs and hex digests are ids, kept: ``ids.is_minted``). Those
-shown values still open the run (``store.shownnames.found_shown``):
+``[REDACTED:<mark>]`` in ``episode_id``, ``/root/[REDACTED:<mark>]`` in ``run_dir`` (the root as given) and
+``draft:[REDACTED:<mark>]:req_…`` in ``draft_id``, as every view names it (minted ids, UUIDs and hex digests are ids,
+kept: ``ids.is_minted``). The mark is a keyed hash of the text hidden (``secrets.namemarks``): two runs named with two
+tokens are two ids, which a groupby or a join keeps apart. Those shown values still open the run
+(``store.shownnames.found_shown``):
 ``show(row.run_dir)``, ``runs_df(row.run_dir)``, ``runs_df(root, episodes=df.episode_id.unique())``.
 """
 

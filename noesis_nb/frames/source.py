@@ -17,7 +17,7 @@ from urllib.parse import unquote
 from .. import config
 from .._safetext import frame_given, pandas_kind
 from ..errors import InvalidOptionError, RunNotFoundError
-from ..secrets.names import REDACTED_VALUE
+from ..secrets.hiddenparts import holds_hidden
 from ..secrets.quoted import quoted
 from ..store.roots import check_root, close_run_id, find_run_dir
 from ..store.runfiles import change_stamp
@@ -25,7 +25,7 @@ from ..store.scan import scan_run_dirs_with_stats, shown_path, stray_id, stray_r
 from ..store.sealing import SealState
 from ..store.shownnames import found_shown, shown_id
 from .fs import LocalFS, RemoteFS, RunFS, Stat, open_remote, shown_source
-from .lookalike import folded_id, hidden_in
+from .lookalike import difference, escaped, folded_id, hidden_in
 from .problems import LoadProblem
 
 __all__ = ["RunRef", "resolve_source", "episode_filter", "Source", "named_runs", "distinct_runs", "stray_runs"]
@@ -98,7 +98,7 @@ class RunRef:
 
     @property
     def shown_name(self) -> str:
-        """The folder's name as frames show it (``[REDACTED]`` for one holding a credential)."""
+        """The folder's name as frames show it (``[REDACTED:<mark>]`` for one holding a credential)."""
         return shown_id(self.name)
 
     @property
@@ -151,7 +151,7 @@ def unmatched_episodes(episodes: list[str] | None, refs: list[RunRef], source: S
     if not episodes:
         return []
     found = {ref.name for ref in refs}
-    if any(REDACTED_VALUE in e for e in episodes):  # ids as a frame shows them
+    if any(holds_hidden(e) for e in episodes):  # ids as a frame shows them
         found |= {ref.shown_name for ref in refs}
     missing = [e for e in dict.fromkeys(episodes) if e not in found]
     where = source_label(source)
@@ -246,7 +246,12 @@ def distinct_runs(refs: list[RunRef], problems: Any) -> list[RunRef]:
     for ref, (name, key) in zip(refs, names):
         seen = first[key]
         if seen is not ref:
-            alike = "" if seen.name == name else f" as it reads (this folder's name is {quoted(name, 100)})"
+            alike = (
+                ""
+                if seen.name == name
+                else f" as it reads (this folder's name is {escaped(quoted(name, 100))}, the one read is "
+                f"{escaped(quoted(seen.name, 100))}{difference(name, seen.name)})"
+            )
             problems.add(
                 ref.url,
                 f"another run folder has episode id {quoted(seen.name, 80)} too{alike}, and was read instead: {seen.url} "
@@ -356,7 +361,7 @@ def resolve_source(
     # run is read once, by where it really is, under its own folder's name rather than a link's (``latest``)
     # whatever the order; one root alone lists each run once: no path is resolved then
     real = len(items) > 1
-    by_shown = wanted is not None and any(REDACTED_VALUE in e for e in wanted)  # ids as a frame shows them
+    by_shown = wanted is not None and any(holds_hidden(e) for e in wanted)  # ids as a frame shows them
     for ref in refs:
         if wanted is not None and ref.name not in wanted and not (by_shown and ref.shown_name in wanted):
             continue
@@ -382,7 +387,7 @@ def _resolve_one(item: Any, storage_options: dict[str, Any] | None, remotes: dic
     if isinstance(item, str) and "://" in text and not text.startswith("file://"):
         return _resolve_remote(text, storage_options, remotes)
     text = text.removeprefix("file://")
-    if REDACTED_VALUE in text:  # a run as a frame shows it (``…/[REDACTED]``): its folder, never a glob
+    if holds_hidden(text):  # a run as a frame shows it (``…/[REDACTED:<mark>]``): its folder, never a glob
         found = found_shown(Path(os.path.expanduser(text)))
         if found.exists():
             return _local_dir(str(found))

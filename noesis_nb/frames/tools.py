@@ -15,6 +15,7 @@ from .._keywords import keywords_named
 from ..secrets import redact
 from ..secrets.display import environ_hidden
 from ..secrets.environ import environ_secrets
+from ..secrets.namemarks import marked
 from ..secrets.quoted import quoted
 from ..secrets.records import shown_value
 from ..secrets.revealed import scrubbed
@@ -420,7 +421,7 @@ def _run_drafts(
             if revealed is None:  # what the run's other files name a secret, hidden in its records too
                 revealed = _revealed(ref, stamps)
             p, a, e = (scrubbed(shown_value(doc), revealed) for doc in (p, a, e))
-            named = redact(draft, entropy=False)[0]
+            named = marked(draft, redact(draft, entropy=False)[0])  # as ``shownids`` names ids: apart
         rows.append(_checked_row(ref, source, named, (p, a, e), found, problems, urls.get(draft), ended))
         records.append({"prepared": p, "approval": a, "execution": e})
     for row in _request_rows(ref, source, [(r, by_request.get(r, {})) for r in calls.requests], problems, ended):

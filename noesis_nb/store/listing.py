@@ -246,8 +246,9 @@ def list_runs(
     """Runs under ``runs_dir`` (default: the configured runs dir), newest first, paused ones included.
 
     Entries named like a run that are no run folder (``ep_….zip``) are not rows: the result's ``problems`` names them.
-    A run folder named with a credential is listed as every view names it (``[REDACTED]``, ``…/runs/[REDACTED]``):
-    that ``run_dir`` or ``episode_id`` opens it (``show``, ``runs_df``; ``store.shownnames``)."""
+    A run folder named with a credential is listed as every view names it (``[REDACTED:<mark>]``,
+    ``…/runs/[REDACTED:<mark>]``, two tokens marked apart): that ``run_dir`` or ``episode_id`` opens it (``show``,
+    ``runs_df``; ``store.shownnames``)."""
     listed = listed_runs(limit, since, runs_dir=runs_dir, strict_manifest=strict_manifest)
     rows = [_shown_names(row) for row in listed]
     return RunList(rows, shown_problems(listed.problems))

@@ -11,6 +11,7 @@ from .. import config
 from .._safetext import frame_given
 from ..errors import InvalidIdError, RunNotFoundError, RunsDirError
 from ..ids import holds_credential, validate_id
+from ..secrets.hiddenparts import holds_hidden
 from ..secrets.names import REDACTED_VALUE
 from ..secrets.quoted import quoted
 from .artifacts import read_json
@@ -220,7 +221,7 @@ def find_run_dir(
     if isinstance(target, str) and "://" in target and not target.startswith("file://"):
         raise InvalidIdError(_remote_run(target))
     if isinstance(target, os.PathLike) or (isinstance(target, str) and (os.sep in target or "/" in target)):
-        path = found_shown(Path(os.path.expanduser(target)))  # a row's shown ``…/[REDACTED]`` is its run
+        path = found_shown(Path(os.path.expanduser(target)))  # a row's shown ``…/[REDACTED:<mark>]`` is its run
         if is_run_dir(path):
             return path
         if any(len(part.encode("utf-8", "surrogateescape")) > 255 for part in path.parts):
@@ -235,11 +236,17 @@ def find_run_dir(
             )
         what, instead = _why_not_a_run(path)
         raise RunNotFoundError(f"{quoted(str(path))} is not a run directory: {what}; {instead}")
-    if REDACTED_VALUE in target:  # an id as a frame or a view shows it: the one run of a root shown so
+    if holds_hidden(target):  # an id as a frame or a view shows it: the one run of a root shown so
         for root in [Path(os.path.expanduser(runs_dir))] if runs_dir is not None else candidate_roots():
             found = found_shown(root / target)
             if found.name != target and is_run_dir(found):
                 return found
+        if "[REDACTED:" in target:  # marked (``secrets.namemarks``): a run of another root, or of another user's key
+            where = quoted(str(runs_dir)) if runs_dir is not None else "the default runs roots"
+            raise RunNotFoundError(
+                f"{quoted(target)} is a run's id as a frame shows it (its name holds a credential), but no run folder in "
+                f"{where} is shown so; pass the runs root it is in as runs_dir=, or the run_dir a frame shows"
+            )
     episode_id = validate_id(target)
     if runs_dir is not None:  # a file or FIFO given as the runs dir: say so, not "no run under it"
         check_root(Path(os.path.expanduser(config.check_path(runs_dir, reading=True))), label="runs_dir", reading=True)

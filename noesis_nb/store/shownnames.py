@@ -1,9 +1,11 @@
 """A run's id and folder as a person or a frame sees them, and that shown form found again.
 
 A run folder named with a credential (``ep_ghp_…`` copied into a shared root) is read by every reader, and every
-place that names it shows the name redacted by the one secret rule (``secrets.shown``): ``[REDACTED]``. The
-shown form stays an address: a path or id holding ``[REDACTED]`` that names nothing is the one folder of its parent
-whose shown form it is, so ``show(row.run_dir)`` and ``runs_df(row.run_dir)`` open the run a row names.
+place that names it shows the name redacted by the one secret rule (``secrets.shown``), each hidden piece marked
+by its keyed hash (``secrets.namemarks``): ``[REDACTED:3f9a2c1b5e6d7a80]``. Two runs named with two tokens are
+shown apart (a frame's groupby or join keeps them apart), alike in every process of the user. The shown form stays
+an address: a path or id holding a hidden part that names nothing is the one folder of its parent whose shown form
+it is, so ``show(row.run_dir)`` and ``runs_df(row.run_dir)`` open the run a row names.
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ from ..ids import holds_credential, is_minted
 from ..secrets.disguise import maybe_disguised
 from ..secrets.display import shown, shown_known
 from ..secrets.guard import known_everywhere, known_shown, run_ids, runs_version, scrub_text
+from ..secrets.hiddenparts import HIDDEN, holds_hidden, unmarked
 from ..secrets.known import FRAGMENT, Known
-from ..secrets.names import REDACTED_VALUE
+from ..secrets.namemarks import marked
 
 __all__ = ["shown_id", "shown_ids", "shown_parts", "found_shown"]
 
@@ -140,14 +143,17 @@ def shown_names(names: list[str]) -> dict[str, str] | None:
 
 
 def _screened(text: str) -> str:
-    """``shown(text)`` where ``text`` holds a credential of a known format or a secret-named value (as ids are
-    refused for, ``ids.holds_credential``) or a value this process learned; a name that only looks random (a hash-
-    named folder, an id with a suffix: ``ep_<ULID>0.zip``) is a name, kept as it is on disk."""
+    """``shown(text)``, each hidden piece marked (``namemarks.marked``), where ``text`` holds a credential of a
+    known format or a secret-named value (as ids are refused for, ``ids.holds_credential``) or a value this process
+    learned; a name that only looks random (a hash-named folder, an id with a suffix: ``ep_<ULID>0.zip``) is a
+    name, kept as it is on disk."""
     out = shown(text)
-    if out == text or holds_credential(text):
+    if out == text:
         return out
+    if holds_credential(text):
+        return marked(text, out)
     known = shown_known()
-    return out if known.levels and scrub_text(text, known) != text else text
+    return marked(text, out) if known.levels and scrub_text(text, known) != text else text
 
 
 def shown_id(text: str) -> str:
@@ -183,34 +189,44 @@ def shown_parts(text: str) -> str:
 
 
 def _could_show_as(name: str, part: str) -> bool:
-    """A cheap test before ``shown``: ``name`` starts and ends as ``part`` does around its first and last ``[REDACTED]``."""
-    head, tail = part.split(REDACTED_VALUE, 1)[0], part.rsplit(REDACTED_VALUE, 1)[-1]
+    """A cheap test before ``shown``: ``name`` starts and ends as ``part`` does around its first and last hidden part."""
+    spans = [m.span() for m in HIDDEN.finditer(part)]
+    head, tail = part[: spans[0][0]], part[spans[-1][1] :]
     return name != part and len(name) >= len(head) + len(tail) and name.startswith(head) and name.endswith(tail)
 
 
-def found_shown(path: Path) -> Path:
-    """``path`` itself, or, when it names nothing and holds ``[REDACTED]``, the path whose shown form it is.
+def _shows_as(name: str, part: str) -> bool:
+    """Whether ``name`` is shown as ``part``: marked as ``shown_id`` shows it, or bare (``[REDACTED]``, as names were
+    shown before marks: a path copied from an older output still opens the one run it can name)."""
+    out = _shown(name)
+    return out == part or unmarked(out) == part
 
-    Each missing part holding ``[REDACTED]`` is looked for among its parent's entries. Several that show alike (two
-    runs named with two tokens) are no address: ``RunNotFoundError`` names how many and how to tell them apart."""
+
+def found_shown(path: Path) -> Path:
+    """``path`` itself, or, when it names nothing and holds a hidden part (``[REDACTED:<mark>]``), the path whose
+    shown form it is.
+
+    Each missing part holding one is looked for among its parent's entries. A mark names one of them (two tokens
+    are marked apart); a bare ``[REDACTED]`` that several show as is no address: ``RunNotFoundError`` names how
+    many and how to tell them apart."""
     text = str(path)
-    if REDACTED_VALUE not in text or os.path.lexists(path):
+    if not holds_hidden(text) or os.path.lexists(path):
         return path
     parts = path.parts
     at = Path(parts[0])
     for part in parts[1:]:
         step = at / part
-        if REDACTED_VALUE in part and not os.path.lexists(step):
+        if holds_hidden(part) and not os.path.lexists(step):
             try:
                 names = os.listdir(at)
             except OSError:
                 return path
-            hits = [n for n in sorted(names) if _could_show_as(n, part) and _shown(n) == part]  # as shown_id shows it
+            hits = [n for n in sorted(names) if _could_show_as(n, part) and _shows_as(n, part)]  # as shown_id shows it
             if len(hits) > 1:
                 raise RunNotFoundError(
-                    f"{shown(str(step))!r} is how {len(hits)} folders of {shown(str(at))!r} are shown (each name holds a "
-                    "credential): no one of them is meant. Open each by its own path (os.listdir of that folder), or "
-                    "rename them to plain ids"
+                    f"{shown_parts(str(step))!r} is how {len(hits)} folders of {shown_parts(str(at))!r} are shown (each "
+                    "name holds a credential): no one of them is meant. Open each by the path a frame or list_runs() "
+                    "shows now (its [REDACTED:<mark>] names one), or rename them to plain ids"
                 )
             if not hits:
                 return path

@@ -21,6 +21,7 @@ from ..frames.waits import PauseSpans
 from ..runtime.source import RunSource
 from ..store.instants import epoch_seconds
 from ..store.lostend import last_sign_of_life, sealed_lost
+from ..store.shownnames import shown_id
 from ..store.vocab import TERMINAL_STATUSES
 from .meter import CostMeter, format_cost
 from .render import by_rejection, event_flag, shown_status
@@ -285,7 +286,8 @@ def view_state(
     status = source.status
     running, waited = run_times(source, tally, status, now)
     header = {
-        "episode_id": source.episode_id,
+        # a folder named with a credential, as every view names it (``[REDACTED:<mark>]``: two such runs apart)
+        "episode_id": shown_id(source.episode_id) if isinstance(source.episode_id, str) else source.episode_id,
         "task": source.task,
         "using": source.using,
         "status": shown_status(status, tally.rejected),  # the word shown; ``status`` below stays the run's own

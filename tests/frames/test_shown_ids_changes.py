@@ -16,6 +16,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from noesis_nb.secrets.hiddenparts import unmarked
+
 from .newprocess import CODE, settle
 from .runkit import basic_events, hand_summary, write_run
 
@@ -49,6 +51,7 @@ from noesis_nb.frames import runs as runs_module
 from noesis_nb.ids import is_minted
 from noesis_nb.secrets import guard
 from noesis_nb.secrets.display import shown
+from noesis_nb.secrets.hiddenparts import unmarked
 from noesis_nb.store import shownnames
 
 args = json.loads(sys.argv[1])
@@ -76,10 +79,10 @@ def load():
     assert len(df) == len(names)
     return df
 
-def as_shown(df):
-    return sorted(df.episode_id) == sorted(shown(n) for n in names) and sorted(df.run_dir) == sorted(
-        shown(str(root / n)) for n in names
-    )
+def as_shown(df):  # each hidden part marked (``[REDACTED:<mark>]``, ``secrets.namemarks``)
+    return sorted(map(unmarked, df.episode_id)) == sorted(shown(n) for n in names) and sorted(
+        map(unmarked, df.run_dir)
+    ) == sorted(shown(str(root / n)) for n in names)
 """
 
 
@@ -116,7 +119,7 @@ print(json.dumps({"cold": cold, "again": sorted(set(screened)), "ids": sorted(se
     # only the id holding the value is screened again (before: every id, the memo dropped whole)
     assert got["again"] == [f"ep_20251104_{_VALUE}"]
     # and it is shown redacted, as ``shown`` shows it now; no id or path shows the value
-    assert "ep_20251104_[REDACTED]" in got["ids"] and not any(_VALUE in i for i in got["ids"])
+    assert "ep_20251104_[REDACTED]" in map(unmarked, got["ids"]) and not any(_VALUE in i for i in got["ids"])
     assert got["as_shown"]
 
 
@@ -162,7 +165,7 @@ print(json.dumps({"screened": len(screened), "reads": len(reads), "ids": sorted(
     assert new["reads"] == 0  # served the kept frame
     assert new["screened"] == 0  # before: every id not minted screened again
     assert new["ids"] == keeping["ids"] and new["dirs"] == keeping["dirs"] and new["as_shown"]
-    assert "[REDACTED]" in new["ids"] and f"ep_{_GH}" not in new["ids"]
+    assert "[REDACTED]" in map(unmarked, new["ids"]) and f"ep_{_GH}" not in new["ids"]
     # a secret added to the environment that one id holds: that id is shown redacted (the names kept are not taken)
     value_env = {**env, "NOESIS_TEST_DEPLOY_TOKEN": _ENV_VALUE}
     name = f"ep_20251104_{_ENV_VALUE}"
@@ -172,5 +175,7 @@ print(json.dumps({"screened": len(screened), "reads": len(reads), "ids": sorted(
     assert name in plain["ids"]
     secret = _child(script, value_env, root=str(root), code=CODE)
     assert secret["as_shown"] and secret["screened"] >= 1
-    assert "ep_20251104_[REDACTED]" in secret["ids"] and not any(_ENV_VALUE in i for i in secret["ids"] + secret["dirs"])
+    assert "ep_20251104_[REDACTED]" in map(unmarked, secret["ids"]) and not any(
+        _ENV_VALUE in i for i in secret["ids"] + secret["dirs"]
+    )
     assert os.environ.get("NOESIS_TEST_DEPLOY_TOKEN") is None

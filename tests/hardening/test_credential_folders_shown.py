@@ -104,7 +104,7 @@ def test_every_frame_names_the_run_redacted_and_keeps_its_rows(shared: dict[str,
     assert len(b_runs) == 1 and len(b_tools) >= 1 and len(b_usage) >= 1
     assert b_tools["draft_id"].notna().all() and (b_usage["input_tokens"] > 0).all()
     assert b_runs.attrs["errors"]  # its files changed after the seal: named, redacted
-    assert all("[REDACTED]" in e["path"] for e in b_runs.attrs["errors"] if "/b/" in e["path"])
+    assert all("[REDACTED:" in e["path"] for e in b_runs.attrs["errors"] if "/b/" in e["path"])
 
 
 def test_list_runs_names_the_run_redacted(shared: dict[str, Path]) -> None:
@@ -147,14 +147,19 @@ def test_the_shown_id_and_folder_open_the_run(shared: dict[str, Path]) -> None:
         assert len(kept[kept["episode_id"] == row.episode_id]) == lines
 
 
-def test_two_folders_shown_alike_are_no_address_and_the_error_names_neither(shared: dict[str, Path]) -> None:
+def test_two_folders_shown_apart_each_open_and_a_bare_form_names_neither(shared: dict[str, Path]) -> None:
+    """Both tokens redact whole, each marked apart (``[REDACTED:<mark>]``): each shown path opens its own run. The
+    bare ``[REDACTED]`` of an older output is how both are shown: no address, and the error names neither."""
     shutil.move(shared["b"] / OPENAI_ID, shared["a"] / OPENAI_ID)
     runs = noesis_nb.runs_df(shared["a"])
     assert len(runs) == 3 and not _leaks(_frame_texts(runs))
     shown = runs[runs["episode_id"].str.contains("REDACTED")]
-    assert len(shown) == 2 and shown["run_dir"].nunique() == 1  # both tokens redact whole: one shown path
+    assert len(shown) == 2 and shown["run_dir"].nunique() == 2 and shown["episode_id"].nunique() == 2
+    for run_dir in shown["run_dir"]:
+        assert noesis_nb.runs_df(run_dir)["run_dir"].tolist() == [run_dir]
+    bare = str(shared["a"] / "[REDACTED]")
     with pytest.raises(RunNotFoundError) as caught:
-        noesis_nb.runs_df(shown["run_dir"].iloc[0])
+        noesis_nb.runs_df(bare)
     assert not _leaks(str(caught.value)) and "2 folders" in str(caught.value)
 
 
@@ -178,7 +183,7 @@ def test_the_root_a_caller_names_is_kept_as_given_in_every_row(tmp_path: Path, a
     listed = noesis_nb.list_runs(runs_dir=root)
     for run_dir in [*df["run_dir"], *(row["run_dir"] for row in listed)]:
         assert run_dir.startswith(str(root) + "/"), run_dir
-    kept = [d for d in df["run_dir"] if not d.endswith("[REDACTED]")]
+    kept = [d for d in df["run_dir"] if "[REDACTED" not in d]
     assert kept == [str(root / SMOKE.name)] and (Path(kept[0]) / "events.jsonl").is_file()
     assert sorted(df["run_dir"]) == sorted(row["run_dir"] for row in listed)
     for run_dir in df["run_dir"]:
