@@ -307,6 +307,9 @@ def _cuts(texts: list[str], find: Callable[[str], set[str]], *, final: bool) -> 
             touched = [i for i, (a, b) in enumerate(bounds) if a < stop and b > at]
             # a value inside one piece is that piece's own, unless only the pieces before show it (``password=``)
             alone = len(touched) == 1 and value in find(texts[touched[0]])
+            if not alone and _glued_words(joined, [bounds[i] for i in touched], at, stop):
+                at = joined.find(value, at + 1)
+                continue
             if not alone and (final or stop < len(joined) or len(value) >= GOES_ON):
                 found.add(value)
                 for i in touched:
@@ -314,6 +317,20 @@ def _cuts(texts: list[str], find: Callable[[str], set[str]], *, final: bool) -> 
                     cuts.setdefault(i, []).append((max(a, at) - a, min(b, stop) - a))
             at = joined.find(value, at + 1)
     return found, cuts
+
+
+def _glued_words(joined: str, bounds: list[tuple[int, int]], at: int, stop: int) -> bool:
+    """Whether the value at ``joined[at:stop]`` is only words of whole messages read glued: each piece's part of it
+    letters alone (a sentence's mark ending one), and a capital after a small letter or a mark where they meet
+    (``password is required`` then ``Your password…``, read ``requiredYour``). A stream's tokens carry their blanks;
+    a key's pieces hold more than letters."""
+    parts = [joined[max(a, at) : min(b, stop)] for a, b in bounds]
+    if not all(p.strip(_MARKS).isalpha() for p in parts):
+        return False
+    return all((left[-1:].islower() or left[-1:] in _MARKS) and right[:1].isupper() for left, right in zip(parts, parts[1:]))
+
+
+_MARKS = ".,;:!?"  # the marks ending a sentence or a clause (``incorrect.`` then ``The …``)
 
 
 def _own_spans(text: str, alone: str) -> Spans | None:

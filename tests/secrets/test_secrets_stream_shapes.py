@@ -101,3 +101,12 @@ def test_ordinary_messages_in_stream_shapes_are_kept(shape: str, tmp_path: Path)
     frame = noesis_nb.events_df(tmp_path).to_json(default_handler=str, date_format="iso")
     for piece in words:
         assert json.dumps(piece)[1:-1] in log and piece.strip() in frame
+
+
+def test_whole_messages_read_as_a_stream_are_not_glued_into_a_password(tmp_path: Path) -> None:
+    """Whole messages under ``text`` are read as a stream's pieces: words of two read glued (``requiredYour``,
+    ``incorrect.The``) are no password."""
+    said = ["password is required", "Your password is incorrect.", "The passphrase is set", "Password is Required"]
+    _unsealed_run(tmp_path, "ep_glued", [{"text": t} for t in said])
+    frame = noesis_nb.events_df(tmp_path)
+    assert [p["text"] for p in frame.payload if isinstance(p, dict) and "text" in p] == said
