@@ -16,6 +16,7 @@ __all__ = [
     "looks_like_credential",
     "names_no_value",
     "names_variable",
+    "stands_for",
     "vocabulary_token",
     "REDACTED_VALUE",
     "PLACEHOLDERS",
@@ -274,6 +275,25 @@ def names_variable(value: str) -> bool:
     (``api_key_env=OPENAI_API_KEY``, ``${DB_PASSWORD}``): capitals spelling a secret's name, ending in a word."""
     variable = _VARIABLE.fullmatch(value.strip())
     return variable is not None and variable.group(1).rpartition("_")[2].isalpha() and is_secret_key(variable.group(1))
+
+
+# a shell, environment or template reference written where the value would be: ``$DB_PASSWORD``, ``$db_pass2``,
+# ``$dbPassword``, ``$1``, ``$?``, ``${VAR}``, ``${VAR:-x}``, ``${{ secrets.TOKEN }}``, ``$(pass show db)``, ``$((n))``,
+# ``$env:API_KEY``, a lone ``$`` (a prompt's). Names only: a password may start with ``$`` too (``$uperS3cret99``,
+# ``$9fK2mQ…``) and reads as no name (a digit inside a word past its 4th character, a capital before a digit, a digit
+# after ``$`` and more after it)
+_NAME_WORD = r"(?:[A-Z]+|[A-Z0-9]{1,4}|[a-z]+|[a-z0-9]{1,4})[0-9]*"  # a word of a name, in one case: ``S3``, ``k8s2``
+_REFERENCE = re.compile(
+    rf"\$(?:(?=_*[A-Za-z])_*{_NAME_WORD}(?:_+{_NAME_WORD})*_*|[A-Za-z][a-z]*(?:[A-Z][a-z]+)+[0-9]*|[0-9]|[?#@*$!_-]"
+    r"|env:[A-Za-z_][A-Za-z0-9_]*|\{(?:\{.*|[!#]?[A-Za-z_].*)|\(\(.*|\([ \t]*[A-Za-z_./~\[].*)?",
+    re.S,
+)
+
+
+def stands_for(value: str) -> bool:
+    """Whether ``value``, starting with ``$``, is a reference standing for a secret rather than one (``$DB_PASSWORD``,
+    ``${VAR}``, ``$(cmd)``, ``$1``): judged by its shape, so ``password=$uperS3cret99`` is a password."""
+    return _REFERENCE.fullmatch(value.strip()) is not None
 
 
 def vocabulary_token(name: str, value: object, beside: object = None) -> bool:

@@ -1,7 +1,8 @@
 """Passwords given in words or in a file's line shape, with no ``name=value`` around them.
 
-``my password is X``, ``The wifi passphrase is X``; a ``.pgpass`` line (``host:port:database:user:X``); ``htpasswd -b
-file user X``. Each pattern opens at a literal the text must hold (``pass`` in any case, ``htpasswd``, a port between
+``my password is X``, ``The wifi passphrase is X``, ``my db password is:`` and X alone on the next line; a ``.pgpass``
+line (``host:port:database:user:X``, its ``\\:`` and ``\\\\`` escapes read as libpq reads them); ``htpasswd -b file user
+X``. Each pattern opens at a literal the text must hold (``pass`` in any case, ``htpasswd``, a port between
 colons), and no part of one can give characters back to another, so a long line is read once (linear).
 
 A word after ``password is`` is taken only when it reads as no English word: it holds a digit or a symbol, or mixes
@@ -14,15 +15,19 @@ import re
 from collections.abc import Iterator
 
 from .gates import Gate
+from .names import stands_for
 
 __all__ = ["PGPASS_HINT", "PGPASS_HINT_BYTES", "SAID_HINT", "prose_passwords", "pgpass_passwords"]
 
 # ``password is X`` / ``passphrase was now: X``: the name, ``is`` or ``was``, the word (quotes, backticks kept out);
-# every run of blanks possessive: a long one with no word after it is read once, not split every way
+# or the saying ends its line (``my db password is:``) and the next line (past blank ones) is the word alone (a line
+# holding more is prose: ``the password is`` / ``required for login``). Every run of blanks possessive: a long one
+# with no word after it is read once, not split every way
+_WORD_SAID = r"[\"'`“‘]?([^\s\"'`“”‘’]{6,1024})"
 _SAID = Gate(
     re.compile(
-        r"(?i)(?<![a-z])pass(?:words?|phrase|code|wd)(?![a-z])[ \t]++(?:is|was)(?:[ \t]++now)?(?:[ \t]*+:)?[ \t]++"
-        r"[\"'`“‘]?([^\s\"'`“”‘’]{6,1024})"
+        r"(?i)(?<![a-z])pass(?:words?|phrase|code|wd)(?![a-z])[ \t]++(?:is|was)(?:[ \t]++now)?(?:[ \t]*+:)?"
+        rf"(?:[ \t]++{_WORD_SAID}|(?:[ \t]*+\r?\n)++[ \t]*+{_WORD_SAID}[\"'`”’]?[ \t]*+(?=\r?\n|\Z))"
     ),
     ("pass",),
     0,
@@ -30,7 +35,7 @@ _SAID = Gate(
     True,
 )
 #: what a text in small letters holds when it may say a password in words (``_SAID``'s opening)
-SAID_HINT = re.compile(r"pass(?:words?|phrase|code|wd)[ \t]+(?:is|was)[ \t]")
+SAID_HINT = re.compile(r"pass(?:words?|phrase|code|wd)[ \t]+(?:is|was)[ \t\r\n]")
 # ``htpasswd -b[c…] file user X``, ``htpasswd -nb user X``: the flags, then two or three words (the last the password)
 _WORD = r"""(?:"[^"\n]*"|'[^'\n]*'|[^\s"';&|]+)"""
 _HTPASSWD = Gate(
@@ -40,24 +45,32 @@ _HTPASSWD = Gate(
     0,
     False,
 )
-# a ``.pgpass`` line: hostname:port:database:username:password, alone on its line (``*`` for any in the first four)
-_FIELD = r"[^:\s\\]+"
-_PGPASS = re.compile(rf"(?m)^[ \t]*({_FIELD}):(?:[0-9]{{1,5}}|\*):{_FIELD}:{_FIELD}:((?:[^:\s\\]|\\[:\\])++)[ \t]*\r?$")
+# a ``.pgpass`` line: hostname:port:database:username:password, alone on its line (``*`` for any in the first four).
+# A backslash escapes the character after it in any field, as libpq reads the file: ``\:`` is a colon of the value,
+# ``\\`` a backslash (a password may start with either, or with a quote)
+_FIELD = r"(?:[^:\s\\]|\\[^\s])++"
+_PGPASS = re.compile(rf"(?m)^[ \t]*({_FIELD}):(?:[0-9]{{1,5}}|\*):{_FIELD}:{_FIELD}:({_FIELD})[ \t]*\r?$")
 #: what a text holds when it may hold a ``.pgpass`` line: a port (or ``*``) between colons, three more fields after it
-PGPASS_HINT = re.compile(r":(?:[0-9]{1,5}|\*):[^:\s\\\"]+:[^:\s\\\"]+:[^:\s\\\"]")
+#: (no quote in the second and third: one ends a JSON string; the password may start with one, or with an escape)
+_HINT_FIELD = r"(?:[^:\s\\\"]|\\[^\s])++"
+PGPASS_HINT = re.compile(rf":(?:[0-9]{{1,5}}|\*):{_HINT_FIELD}:{_HINT_FIELD}:(?:[^:\s\\]|\\[^\s])")
+#: the same in JSON text, where the text's ``\`` is written ``\\`` and its quote ``\"``: escapes, read as above
 PGPASS_HINT_BYTES = re.compile(PGPASS_HINT.pattern.encode())
+_ESCAPED = re.compile(r"\\(.)")
 _TRAILING = ".,;:!?)]}"
 _PLACEHOLDER = frozenset("<{[")  # ``<password>``, ``{{ pw }}``, a redaction
-#: a word standing for a password, not one: ``${PW}``, ``$(pass show db)``, ``$DB_PASSWORD``, ``$pw``, ``%s``,
-#: ``%(password)s``, ``****``, ``####`` (``$uperS3cret99`` or ``#Welcome2024`` is a password)
-_STANDS_FOR = re.compile(r"\$[{(].*|\$[A-Z_][A-Z0-9_]*|\$[a-z_][a-z0-9_]*|%(?:\([^)]*\))?[sdr]|[*#x•]+", re.S)
+#: a word standing for a password, not one: ``%s``, ``%(password)s``, ``****``, ``####``; and a reference
+#: (``names.stands_for``: ``${PW}``, ``$(pass show db)``, ``$DB_PASSWORD``, ``$pw``; ``$uperS3cret99`` or
+#: ``#Welcome2024`` is a password)
+_STANDS_FOR = re.compile(r"%(?:\([^)]*\))?[sdr]|[*#x•]+", re.S)
 
 
 def _reads_as_password(word: str) -> bool:
     """A word no English sentence holds as one: a digit or a symbol in it, or its cases mixed past its first letter."""
     if len(word) < 6 or word[0] in _PLACEHOLDER or "://" in word or word.count("/") > 1:
         return False
-    if _STANDS_FOR.fullmatch(word.rstrip(_TRAILING)):
+    bare = word.rstrip(_TRAILING)
+    if _STANDS_FOR.fullmatch(bare) or (bare[:1] == "$" and stands_for(bare)):
         return False
     if word.isalpha():
         return not (word.islower() or word.isupper() or word[1:].islower())
@@ -67,7 +80,11 @@ def _reads_as_password(word: str) -> bool:
 def prose_passwords(text: str) -> Iterator[str]:
     """The passwords ``text`` gives in words (``my password is X``) or to ``htpasswd -b``."""
     for m in _SAID.finditer(text):
-        given = m.group(1)
+        given = m.group(m.lastindex or 1)
+        if m.lastindex == 2:  # alone on its line: no sentence ends there, its marks are the password's
+            if _reads_as_password(given.rstrip(_TRAILING)):
+                yield given
+            continue
         word = given.rstrip(_TRAILING)
         if _reads_as_password(word):
             yield word
@@ -90,3 +107,5 @@ def pgpass_passwords(text: str) -> Iterator[str]:
         host, value = m.group(1), m.group(2)
         if (host == "*" or "." in host or any(c.isalpha() for c in host)) and value != "*" and not value.isdigit():
             yield value  # as written: ``\:`` is how a colon of the password is written there
+            if "\\" in value and len(read := _ESCAPED.sub(r"\1", value)) >= 4:
+                yield read  # and as libpq reads it, what a connection string or a prompt would show

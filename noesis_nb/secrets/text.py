@@ -47,7 +47,7 @@ from .gates import Gate, forget
 from .joined import chunk_texts
 from .known import for_text
 from .linear import per_line, widen_all
-from .names import REDACTED_VALUE, is_secret_key, names_no_value, names_variable, unwrapped
+from .names import REDACTED_VALUE, is_secret_key, names_no_value, names_variable, stands_for, unwrapped
 from .pairs import named_values
 from .plugins import plugins
 from .prose import PGPASS_HINT, PGPASS_HINT_BYTES, SAID_HINT, pgpass_passwords, prose_passwords
@@ -584,7 +584,8 @@ def _plausible(value: str, least: int = 4) -> bool:
         and not names_no_value(v)
         and not names_variable(v)
         and "REDACTED" not in v
-        and not v.startswith(("$", "<", "%("))
+        and not v.startswith(("<", "%("))
+        and not (v[:1] == "$" and stands_for(v))  # ``$DB_PASSWORD``, ``${VAR}``: not ``$uperS3cret99``
         and not set(v) <= {"*", "x", "X", ".", "-", "#"}
     )
 
