@@ -23,6 +23,7 @@ from typing import Any
 from .gates import Gate
 from .plugins import plugins
 from .public_ids import new_text, public_id
+from .wordlike import reads_as_word
 
 __all__ = [
     "entropy_ok", "without_ids", "ids_out_of_values", "random_words", "path_parts", "temp_plain", "RUN_ID",
@@ -294,7 +295,7 @@ def random_words(text: str) -> list[str]:
             found += (text[at + a : at + b] for a, b in spans if b - a >= 20 and entropy_ok(word[a:b], b64, hexp))
             continue
         if "/" in word and in_url(plain, at, word):  # a URL's host and path parts are judged one by one
-            found += (text[at + a : at + b] for a, b in url_parts(word) if entropy_ok(word[a:b], b64, hexp))
+            found += (text[at + a : at + b] for a, b in url_parts(word) if _url_span_random(word[a:b], b64, hexp))
             continue
         if entropy_ok(word, b64, hexp):
             found += _beside_public_ids(text[at : m.end()], b64, hexp) if "/" in word else [text[at : m.end()]]
@@ -328,6 +329,11 @@ def in_url(text: str, at: int, word: str) -> bool:
 # a piece of a key cut at its ``/`` (base64 holds ``/``: an AWS secret key ``wJalrXUtnFEMI/K7MDENG/bPxRfiCY…``): of
 # key characters, and mixing cases and digits or holding ``+`` (a path's words, ``v1``, ``rotate``, ``d``, are none)
 _KEY_PIECE = re.compile(r"[A-Za-z0-9+=_-]{4,}")
+_KEY_CHARS = re.compile(r"[A-Za-z0-9+=_-]+")
+# letters of one case: a key's piece may be so (``doaivq``, ``HKJJYL``), as a path's words are (``rotate``,
+# ``README``): told apart by reading (``wordlike``). Words joined by ``-`` or ``_`` are a name (``aaaei_bbdfgh.py``)
+_ONE_CASE = re.compile(r"[a-z]+|[A-Z]+")
+_KEY_START = re.compile(r"(?:sk|rk|pk)[-_]|gh[pousr]_|github_pat_|glpat-|xox[a-z]-|hf_|AKIA|AIza|ya29\.|npm_|pypi-")
 
 
 def _key_piece(part: str) -> bool:
@@ -337,22 +343,92 @@ def _key_piece(part: str) -> bool:
     return sum(kinds) >= 2 or "+" in part
 
 
+def _piece_kind(part: str) -> str:
+    """How a URL's part may stand in a key cut at its ``/``: ``key`` (``_key_piece``); ``loose`` (4+ letters of one
+    case reading as no word, or a key's known start: the key's too, beside its pieces); ``word`` (4+ letters of one
+    case reading as a word: the key's only between its pieces, a random run may read as one); or ``""`` (a number, a
+    file's name, a short part: ``/Volume_17/PDF/v17i1r66`` is no key)."""
+    if _key_piece(part):
+        return "key"
+    if len(part) < 4 or _KEY_CHARS.fullmatch(part) is None:
+        return ""
+    if _KEY_START.match(part) is not None:  # a key's known start cut off from the rest (``sk-abc/def123…``)
+        return "loose"
+    if _ONE_CASE.fullmatch(part) is None:
+        return ""
+    if reads_as_word(part):
+        return "word"
+    return "loose" if len(part) >= _LOOSE_LEAST else ""  # (``/01167d0/345c022/aaab.py``: a short name, no piece)
+
+
+_LOOSE_LEAST = 6
+
+
+def _url_span_random(span: str, b64: Any, hexp: Any) -> bool:
+    """Whether a span of a URL's path (``url_parts``) reads random; one led by a key's known start cut off at a ``/``
+    is judged by the rest (``sk-proj-ab/<rest>``: the start is no random part, its ``-`` made the whole read as a
+    generated name). One holding a piece of one case is judged as the key it would be, without its ``/`` (each ``/``
+    and the piece's run of capitals read as a name's); pieces mixing cases are judged as written (without their
+    ``/``, two hex ids side by side read as one key)."""
+    first, sep, rest = span.partition("/")
+    if not sep:
+        return entropy_ok(span, b64, hexp)
+    if _KEY_START.match(first) is not None:
+        span = rest
+    parts = span.split("/")
+    if any(_piece_kind(part) == "loose" for part in parts):
+        span = "".join(parts)
+    return entropy_ok(span, b64, hexp)
+
+
+_LETTER_RUN = re.compile(r"[A-Z]?[a-z]{3,}|[A-Z]{4,}(?![a-z])")
+_NOT_HEX = re.compile(r"[g-zG-Z]")
+
+
+def _pieces_random(word: str, run: list[tuple[int, int, str]]) -> bool:
+    """Whether a run of a URL's parts holding more than key pieces may be one key: a piece holds a letter past ``f``
+    (no hex id's), and where it bridges a word, it reads random without it: its key pieces, joined, are a random
+    word of 20+ characters, under a third of it spelling words (``/e7f447b/netbsd/NetBSDProcessList``: a commit, a
+    folder, a file's name)."""
+    pieces = [word[a:b] for a, b, kind in run if kind == "key"]
+    if all(kind == "key" for _, _, kind in run):
+        return True
+    if not any(_NOT_HEX.search(piece) for piece in pieces):  # commits and hex ids beside a name (``/23456bb/aacdfg.py``)
+        return False
+    if all(kind != "word" for _, _, kind in run):
+        return True
+    joined = "".join(pieces)
+    spelt = sum(len(m.group()) for m in _LETTER_RUN.finditer(joined) if reads_as_word(m.group()))
+    return len(joined) >= 20 and 3 * spelt < len(joined) and entropy_ok(joined)
+
+
 def url_parts(word: str) -> list[tuple[int, int]]:
     """The spans of ``word`` to judge: each part between its ``/`` long enough (20+ characters), but public ids
-    (``public_ids``), so a URL's host and words are never hidden with a key; and each run of adjacent parts that look
-    like pieces of one key (``_key_piece``), 20+ characters together, as one: a key holding ``/`` is judged whole, not
-    as pieces each too short to judge (``/v1/Zq8r3kVbXw9Lm/Pq2T+tY7uJf0H/n5aBcDeRs4GhW/rotate``)."""
+    (``public_ids``), so a URL's host and words are never hidden with a key; and each run of adjacent parts that may be
+    pieces of one key (``_piece_kind``), 20+ characters together and one of them a ``_key_piece``, as one: a key
+    holding ``/`` is judged whole, not as pieces each too short to judge
+    (``/v1/Zq8r3kVbXw9Lm/Pq2T+tY7uJf0H/n5aBcDeRs4GhW/rotate``), also where a piece of it is in letters of one case
+    (``/d/doaivq/Pq2T+tY7uJf0H/n5aBcDeRs4GhW/rotate``; between two pieces, ``/Pq2T+tY7uJf0H/kelora/n5aBcDeRs4GhW/``,
+    even one that reads as a word). The run of its ``key`` pieces alone is judged too."""
     spans: list[tuple[int, int]] = []
-    run: list[tuple[int, int]] = []
+    runs: list[list[tuple[int, int, str]]] = [[], []]  # the parts that may be the key's since a word; its key pieces
     pos = 0
-    for part in [*word.split("/"), ""]:  # the empty end closes the last run
+    for part in [*word.split("/"), "/"]:  # a last stand-in part closes the last runs
         if len(part) >= 20 and not public_id(part):
             spans.append((pos, pos + len(part)))
-        if _key_piece(part):
-            run.append((pos, pos + len(part)))
-        else:
-            if len(run) > 1 and run[-1][1] - run[0][0] >= 20 and not public_id(word[run[0][0] : run[-1][1]]):
-                spans.append((run[0][0], run[-1][1]))
-            run = []
+        kind = _piece_kind(part) if part != "/" else ""
+        for run, kinds in zip(runs, (("key", "loose", "word"), ("key",)), strict=True):
+            if kind in kinds:
+                run.append((pos, pos + len(part), kind))
+                continue
+            while run and run[-1][2] == "word":  # a word ends no key: ``/<key>/rotate``, ``/files/<key>``
+                run.pop()
+            while run and run[0][2] == "word":
+                run.pop(0)
+            joined = (run[0][0], run[-1][1]) if len(run) > 1 else None
+            if joined and joined[1] - joined[0] >= 20 and any(k == "key" for _, _, k in run) and joined not in spans:
+                if not public_id(word[joined[0] : joined[1]]) and _pieces_random(word, run):
+                    spans.append(joined)
+            run.clear()
         pos += len(part) + 1
     return spans
