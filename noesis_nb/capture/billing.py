@@ -53,6 +53,8 @@ _told: dict[str, str] = {}  # endpoint text (no trailing slash) → provider, fr
 _seen: dict[tuple[type, str, str], str] = {}  # (client class, SDK, base URL text) → the provider it bills as
 _sdk_property: dict[type, bool] = {}  # client class → its ``base_url`` is one of ``_SDK_PROPERTIES``
 _by_client: weakref.WeakKeyDictionary[Any, tuple[Any, str]] = weakref.WeakKeyDictionary()  # client → (its URL, that)
+#: ``_by_client``'s own table (a weak reference to the client → its row): read at each call without ``get``'s call
+_by_ref: dict[weakref.ref[Any], tuple[Any, str]] = _by_client.data  # type: ignore[attr-defined]
 
 
 def bill_endpoint(base_url: str, provider: str | None) -> None:
@@ -88,7 +90,7 @@ def billed_provider(client: Any, sdk: str) -> str:
                 url = fields.get("_configured_base_url")  # (``openai`` 3.x keeps it there)
         if url is None:  # any other client: the property's object, the same while the address is unchanged
             url = client.base_url
-        mine = _by_client.get(client)
+        mine = _by_ref.get(weakref.ref(client))  # (``WeakKeyDictionary.get``'s own lookup, without its call)
     except Exception:  # no instance dict, no readable base_url, or a client that cannot be weakly referenced
         url, mine = None, None
     if mine is not None and url is not None and mine[0] is url:

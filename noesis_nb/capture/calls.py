@@ -263,7 +263,15 @@ class ModelCall:
                 choices = result.choices
             except Exception:
                 choices = u.get(result, "choices")
-            self.stop_reason = _first_choice_reason(choices)
+            try:  # a parsed response's first choice is most often index 0's: read here, without a call
+                first = choices[0] if type(choices) is list and choices else None
+                index, reason = (None, None) if first is None else (first.index, first.finish_reason)
+            except Exception:  # a choice of another shape: ``_first_choice_reason`` reads it
+                first = None
+            if first is not None and index in (0, None):  # (``_first_choice_reason``'s own test and answer)
+                self.stop_reason = reason if type(reason) is str and 0 < len(reason) <= _SHORT else _text(reason)
+            else:
+                self.stop_reason = _first_choice_reason(choices)
         elif self.api == "responses":
             status = _text(u.get(result, "status"))
             reason = _text(u.get(u.get(result, "incomplete_details"), "reason"))

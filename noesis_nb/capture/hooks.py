@@ -30,7 +30,7 @@ from .. import _forks
 from ..secrets.names import hunted, looks_like_credential
 from . import dropped, raw
 from .billing import billed_provider
-from .calls import ABANDONED, CLOSED, PARSED, ModelCall, Retrieval, endpoint
+from .calls import _APIS, _UNSEEN, ABANDONED, CLOSED, PARSED, ModelCall, Retrieval, endpoint
 from .late import began_late
 from .scope import _CURRENT, IN_SDK_CALL
 
@@ -202,10 +202,24 @@ def _begin(provider: str, args: tuple[Any, ...], kwargs: dict[str, Any], client:
         if scope is not None and scope.closed and not IN_SDK_CALL.get():  # a task the adapter left running
             began_late(scope.episode_id, provider, args[1] if len(args) > 1 else kwargs.get("options"), client, endpoint)
         return None
-    _learn_credentials(scope, client)
-    options = args[1] if len(args) > 1 else kwargs.get("options")  # (``request(cast_to, options, …)``)
-    try:  # (``ModelCall.begin``, inline)
-        api = endpoint(provider, options)
+    if scope.learn is not None:  # (``_learn_credentials``'s own test, inline: a client's keys are told at its first call)
+        try:
+            key, token = getattr(client, "api_key", None), getattr(client, "auth_token", None)
+            told = (key if isinstance(key, str) else None, token if isinstance(token, str) else None) in scope.keys_told
+        except Exception:
+            told = False
+        if not told:
+            _learn_credentials(scope, client)
+    options: Any = args[1] if len(args) > 1 else kwargs.get("options")  # (``request(cast_to, options, …)``)
+    try:  # (``ModelCall.begin``, inline; and ``endpoint``'s memo of a request's method and path read here, without a call)
+        api: Any
+        try:
+            method, url = options.method, options.url
+            api = _APIS.get((provider, method, url), _UNSEEN) if type(method) is str and type(url) is str else _UNSEEN
+        except Exception:  # options of another shape: ``endpoint`` reads them
+            api = _UNSEEN
+        if api is _UNSEEN:
+            api = endpoint(provider, options)
         call = None if api is None else ModelCall(scope, provider, api, options)
     except Exception:
         call = None
