@@ -27,6 +27,8 @@ __all__ = [
     "holds_credential",
     "ascii_reading",
     "look_alike_said",
+    "ascii_slips",
+    "read_as_digits",
     "first_outside",
     "outside_message",
     "RESERVED_NAMES",
@@ -185,6 +187,33 @@ def ascii_reading(ch: str) -> str | None:
         return drawn
     form = unicodedata.normalize("NFKC", ch)
     return form if form != ch and len(form) == 1 and _SAFE.fullmatch(form) else None
+
+
+def read_as_digits(value: str) -> str:
+    """``value`` with each letter a ULID reads as a digit (``O``/``o`` as ``0``; ``I``, ``i``, ``L``, ``l`` as ``1``)
+    written as that digit: two ids equal so read differ only by such slips (``ep_O1M…`` typed for ``ep_01M…``)."""
+    return value.translate(_AS_DIGITS)
+
+
+_AS_DIGITS = str.maketrans(_CROCKFORD)
+
+
+def ascii_slips(typed: str, real: str) -> str | None:
+    """How ``typed`` differs from the id ``real`` when only by ASCII look-alikes a ULID reads alike (the letter
+    ``O`` for the digit ``0``, ``l`` or ``I`` for ``1``): ``the letter 'O' at character 4 where the id has the digit
+    '0'``; None when they differ otherwise (or not at all)."""
+    if typed == real or len(typed) != len(real) or read_as_digits(typed) != read_as_digits(real):
+        return None
+
+    def kind(ch: str) -> str:
+        return "the digit" if ch.isdigit() else "the letter"
+
+    slips = [
+        f"{kind(a)} {a!r} at character {i + 1} where the id has {kind(b)} {b!r}"
+        for i, (a, b) in enumerate(zip(typed, real))
+        if a != b
+    ]
+    return "; ".join(slips)
 
 
 def look_alike_said(ch: str) -> str:

@@ -53,6 +53,10 @@ _NEAR_ULID = re.compile(r"(?:[a-z]{1,8}_)?[0-7][0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{2
 # one with a character or two too many or too few, after a prefix noesis_nb mints ids with (``ep_<ULID>x``): an id
 # slip, not a key (it was named by its length alone, so the person could not see what they had typed)
 _NEAR_MINTED = re.compile(r"(?:ep|req|batch|chk)_[0-7][0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{23,27}")
+_MINTED_PREFIX = re.compile(r"(?:ep|req|batch|chk)_")
+# letters a ULID reads as digits (Crockford's base32 leaves them out for that): O as 0; I and L as 1
+_AS_DIGITS = str.maketrans({"O": "0", "I": "1", "L": "1"})
+_AS_DIGITS_LETTERS = ("O", "I", "L")
 # an escape ``repr`` writes for a character it does not show (``'\U000a6324'``): its hex digits are no word of the
 # text, and beside the letters after it they read as a random one (``U000a63241``)
 _REPR_ESCAPE = re.compile(r"\\(?:U[0-9a-f]{8}|u[0-9a-f]{4}|x[0-9a-f]{2})")
@@ -163,7 +167,10 @@ def quoted(value: Any, limit: int = 200) -> str:
 
 
 def _near_id(value: str) -> bool:
-    """An id in capitals with a slip or two, or all in small letters (``show(h.episode_id.lower())``)."""
+    """An id in capitals with a slip or two, or all in small letters (``show(h.episode_id.lower())``), or one with a
+    letter or two a ULID reads as a digit (``ep_O1M…``: ``O`` typed for ``0``, ``I`` or ``L`` for ``1``)."""
+    if _MINTED_PREFIX.match(value) and 0 < sum(map(value.count, _AS_DIGITS_LETTERS)) <= 2:
+        return _near_id(value.translate(_AS_DIGITS))  # capitals only: a minted prefix is in small letters
     if _NEAR_ULID.fullmatch(value):
         body = value[-26:]
     elif _NEAR_MINTED.fullmatch(value):

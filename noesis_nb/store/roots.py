@@ -10,7 +10,7 @@ from pathlib import Path
 from .. import config
 from .._safetext import frame_given
 from ..errors import InvalidIdError, RunNotFoundError, RunsDirError
-from ..ids import holds_credential, validate_id
+from ..ids import ascii_slips, holds_credential, validate_id
 from ..secrets.hiddenparts import holds_hidden
 from ..secrets.names import REDACTED_VALUE
 from ..secrets.quoted import quoted
@@ -276,7 +276,10 @@ def find_run_dir(
         )
     close = close_run_id(episode_id, roots)
     if close:  # one character off an id that is there: a typo, most likely
-        raise RunNotFoundError(f"no run {quoted(episode_id)} under {searched} (did you mean {quoted(close)}?)")
+        slips = ascii_slips(episode_id, close)  # an id typed with look-alike letters: an id, shown (never a key)
+        typed = repr(episode_id) if slips is not None else quoted(episode_id)
+        said = f" It differs by {slips}" if slips is not None else ""
+        raise RunNotFoundError(f"no run {typed} under {searched} (did you mean {quoted(close)}?{said})")
     if runs_dir is None and os.path.isdir(episode_id):  # a folder here, named without a slash, where no run has that id
         here = Path(episode_id)
         if is_run_dir(here):  # a run's folder in the current directory (a user inside a runs folder): that run
@@ -308,6 +311,9 @@ def close_run_id(episode_id: str, roots: list[Path]) -> str | None:
     folded = [n for n in names if n.casefold() == episode_id.casefold()]  # ids are case-sensitive: one typed in small
     if len(folded) == 1:  # letters (``show(h.episode_id.lower())``) is many characters off, but one run
         return folded[0]
+    slips = [n for n in names if ascii_slips(episode_id, n) is not None]  # O for 0, l or I for 1: however many
+    if len(slips) == 1:
+        return slips[0]
     close = difflib.get_close_matches(episode_id, names, n=1, cutoff=0.9)
     return close[0] if close else None
 
