@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 from .names import is_secret_key
 
-__all__ = ["named_values", "command_passwords", "COMMAND_HINT"]
+__all__ = ["named_values", "command_passwords", "COMMAND_HINT", "COMMAND_HINT_BYTES"]
 
 _Q = r"""\\?["']?"""  # a quote around a field's name or value, escaped inside a JSON string (``\"name\"``)
 _NAME_FIELD = r"(?:name|key|Name|Key|ParameterKey|OptionName|header|Header)"
@@ -73,9 +73,14 @@ _ORACLE = re.compile(
     r"(?i)(?:\b(?:sqlplus|sqlldr|expdp|impdp|exp|imp|dgmgrl|rman[ \t]+(?:target|catalog)|sql)\b(?:[ \t]+-\w+)*[ \t]+['\"]?"
     r"|jdbc:oracle:\w+:)[\w$#]{1,30}/(?P<value>[^\s@/'\"]{1,256})@"
 )
-#: what a command or connection form above needs in its text (a text holding none is not read by them)
+#: what a command or connection form above needs in its text (a text holding none is not read by them); the
+#: prefilters let a text holding one of those that name no secret-looking word through (``COMMAND_HINT_BYTES``)
 COMMAND_HINT = re.compile(
     r"(?i)sshpass|ssh-keygen|mysqladmin|htpasswd|htdigest|smbpasswd|ldap|psexec|7z|rar|net|sudo|oracle|sql|exp|imp|rman"
+)
+COMMAND_HINT_BYTES = re.compile(
+    rb"(?i)sudo\b|\bnet(?:\.exe)?\s+user\s|sql(?:plus|ldr)|expdp|impdp|dgmgrl|\brman\b|jdbc:oracle|ldap|\b7za?\b"
+    rb"|psexec|\b(?:un)?rar\b"
 )
 
 
@@ -105,7 +110,6 @@ def named_values(text: str) -> Iterator[str]:
             name = m.group("name").strip()
             if is_secret_key(name) or name.lower() == "pwd":  # (``PWD`` alone names the working directory elsewhere)
                 yield m.group("value").replace("}}", "}")
-    yield from command_passwords(text)
     if "ENV" in text or "ARG" in text:
         for m in _DOCKER.finditer(text):
             if is_secret_key(m.group("name")):

@@ -17,7 +17,15 @@ from collections.abc import Iterator
 from .gates import Gate
 from .names import stands_for
 
-__all__ = ["PGPASS_HINT", "PGPASS_HINT_BYTES", "SAID_HINT", "prose_passwords", "pgpass_passwords"]
+__all__ = [
+    "PGPASS_HINT",
+    "PGPASS_HINT_BYTES",
+    "SAID_HINT",
+    "SHORT_SAID_HINT",
+    "SHORT_SAID_HINT_BYTES",
+    "prose_passwords",
+    "pgpass_passwords",
+]
 
 # ``password is X`` / ``passphrase was now: X``: the name, ``is`` or ``was``, the word (quotes, backticks kept out);
 # or the saying ends its line (``my db password is:``) and the next line (past blank ones) is the word alone (a line
@@ -36,6 +44,27 @@ _SAID = Gate(
 )
 #: what a text in small letters holds when it may say a password in words (``_SAID``'s opening)
 SAID_HINT = re.compile(r"pass(?:words?|phrase|code|wd)[ \t]+(?:is|was)[ \t\r\n]")
+# the same said with another grammar (what ``_SAID`` does not read): a few words naming what it is for between the name
+# and ``is`` (``the password to the db is X``, ``the pw for root was X``), ``password => X`` / ``-> X``, the short names
+# (``my pw is X``, ``pwd``, ``passwd``), and a password set ``to`` or ``as`` X (``set the password to X``, ``changed
+# password to X``: a verb of setting in the words before it). Every run possessive, the words between at most three
+_NAMES_SAID = r"(?:pass(?:words?|phrase|code|wd)|pwd?)"
+_SAID_OTHERWISE = re.compile(
+    rf"(?i)(?<![a-z]){_NAMES_SAID}(?![a-z])"
+    r"(?:(?:[ \t]++(?:for|to|of|on)(?:[ \t]++(?!(?:is|was)\b)[\w.@-]{1,40}+){1,3}+)?[ \t]++(?:is|was)(?:[ \t]++now)?"
+    r"(?:[ \t]*+:)?|[ \t]*+[=-]>|(?P<to>[ \t]++(?:to|as)))[ \t]++"
+    r"[\"'`“‘]?([^\s\"'`“”‘’]{6,1024})"
+)
+_SETTING = re.compile(r"(?i)\b(?:set|sets|setting|change[sd]?|changing|reset(?:s|ting)?|update[sd]?|updating)\b")
+#: what a text in small letters holds when it may say a password by a short name (``my pw is X``): no keyword names it
+SHORT_SAID_HINT = re.compile(r"(?<![a-z])pwd?[ \t]+(?:is|was)[ \t]")
+SHORT_SAID_HINT_BYTES = re.compile(SHORT_SAID_HINT.pattern.encode())
+# a ``.pgpass`` line written inside a command or a list (``echo 'host:5432:db:user:X' >> ~/.pgpass``, ``- host:5432:…``):
+# the line's five fields between a quote, a list's ``-`` or a blank and the end of the quoted or bare word
+_PGPASS_INSIDE = re.compile(
+    r"(?:(?<=['\"])|(?<=^-[ \t])|(?<=\n-[ \t])|(?<=[ \t]-[ \t]))([^:\s\\'\"]+):(?:[0-9]{1,5}|\*):[^:\s\\'\"]+:[^:\s\\'\"]+"
+    r":((?:[^:\s\\'\"]|\\[:\\])++)(?=['\"]|[ \t]*(?:\r?\n|$))"
+)
 # ``htpasswd -b[c…] file user X``, ``htpasswd -nb user X``: the flags, then two or three words (the last the password)
 _WORD = r"""(?:"[^"\n]*"|'[^'\n]*'|[^\s"';&|]+)"""
 _HTPASSWD = Gate(
@@ -90,6 +119,12 @@ def prose_passwords(text: str) -> Iterator[str]:
             yield word
             if len(given) - len(word) > 1:  # ``hunter2!!.``: one mark may end the sentence, the others the password
                 yield given[:-1]
+    for m in _SAID_OTHERWISE.finditer(text):
+        word = m.group(2).rstrip(_TRAILING)
+        if m.group("to") and _SETTING.search(text, max(0, m.start() - 48), m.start()) is None:
+            continue  # ``the password to X`` names what it opens; ``set the password to X`` gives it
+        if _reads_as_password(word):
+            yield word
     if "htpasswd" in text:
         for m in _HTPASSWD.finditer(text):
             flags = m.group(1)
@@ -109,3 +144,7 @@ def pgpass_passwords(text: str) -> Iterator[str]:
             yield value  # as written: ``\:`` is how a colon of the password is written there
             if "\\" in value and len(read := _ESCAPED.sub(r"\1", value)) >= 4:
                 yield read  # and as libpq reads it, what a connection string or a prompt would show
+    for m in _PGPASS_INSIDE.finditer(text):
+        host, value = m.group(1), m.group(2)
+        if (host == "*" or "." in host or any(c.isalpha() for c in host)) and value != "*" and not value.isdigit():
+            yield value

@@ -48,9 +48,17 @@ from .joined import chunk_texts
 from .known import for_text
 from .linear import per_line, widen_all
 from .names import REDACTED_VALUE, is_secret_key, names_no_value, names_variable, stands_for, unwrapped
-from .pairs import named_values
+from .pairs import COMMAND_HINT, COMMAND_HINT_BYTES, command_passwords, named_values
 from .plugins import plugins
-from .prose import PGPASS_HINT, PGPASS_HINT_BYTES, SAID_HINT, pgpass_passwords, prose_passwords
+from .prose import (
+    PGPASS_HINT,
+    PGPASS_HINT_BYTES,
+    SAID_HINT,
+    SHORT_SAID_HINT,
+    SHORT_SAID_HINT_BYTES,
+    pgpass_passwords,
+    prose_passwords,
+)
 from .randomness import CLOUD_KEY_IN_ID, PROVIDER_ID, entropy_ok, ids_out_of_values, random_words, without_ids
 from .url_parts import URL_QUERY, URL_USER, url_secrets
 from .verdicts import LONG_TEXT, judged
@@ -144,6 +152,10 @@ def _might_contain(blob: bytes) -> bool:
         return True
     if PGPASS_HINT_BYTES.search(blob) is not None:  # a ``.pgpass`` line names no keyword (``prose``)
         return True
+    if COMMAND_HINT_BYTES.search(blob) is not None:  # ``net user NAME X``, ``sqlplus app/X@db`` name none (``pairs``)
+        return True
+    if SHORT_SAID_HINT_BYTES.search(lowered) is not None:  # ``my pw is X`` (``prose``)
+        return True
     if not anchored and blob.isascii() and not blob.translate(None, SHOWN_BYTES):
         return False
     # an escape or an invisible character may hide a keyword or a token: the text as it reads is judged too
@@ -190,6 +202,8 @@ def payload_might_contain(payload: Mapping[str, Any], blob: bytes) -> bool:
         and _ANCHORS_OR_CHUNKS.search(lowered) is None
         # a ``.pgpass`` line names no keyword (``prose``): its 4 colons come beside each key's one
         and (blob.count(b":") < len(payload) + 4 or PGPASS_HINT_BYTES.search(blob) is None)
+        and COMMAND_HINT_BYTES.search(blob) is None  # a command giving a password by a flag of its own (``pairs``)
+        and SHORT_SAID_HINT_BYTES.search(lowered) is None  # ``my pw is X`` (``prose``)
         # ``_short_keyed``'s answer without its call in the common case, a flat payload of keys judged before
         and not (
             (_UNDER_KEY.search(lowered) is not None or not _NAMED_PLAINLY.issuperset(payload)) and _short_keyed(payload, lowered)
@@ -390,8 +404,21 @@ def _text_might_contain(value: str) -> bool:
         return True
     if _PUNCT.search(value) is None:  # (``my password is X``: a name said in words, ``prose``)
         lowered = value.lower()
-        return "bearer" in lowered or ("pass" in lowered and SAID_HINT.search(lowered) is not None)
-    return _KEYWORDS_STR.search(value.lower()) is not None or PGPASS_HINT.search(value) is not None
+        return (
+            "bearer" in lowered
+            or ("pass" in lowered and SAID_HINT.search(lowered) is not None)
+            or SHORT_SAID_HINT.search(lowered) is not None
+            or _COMMAND_HINT_STR.search(value) is not None
+        )
+    return (
+        _KEYWORDS_STR.search(value.lower()) is not None
+        or PGPASS_HINT.search(value) is not None
+        or _COMMAND_HINT_STR.search(value) is not None
+        or SHORT_SAID_HINT.search(value.lower()) is not None
+    )
+
+
+_COMMAND_HINT_STR = re.compile(COMMAND_HINT_BYTES.pattern.decode())
 
 
 # request and response ids as OpenAI and Anthropic issue them (chatcmpl-…, resp_…, msg_…, req_…): random,
@@ -920,6 +947,8 @@ def _find(text: str, entropy: bool) -> set[str]:
         found.update(m.group() for m in _VENDOR_KEY.finditer(given))
     if "--password-stdin" in text:
         found.update(_stdin_passwords(text))
+    if COMMAND_HINT.search(text) is not None:  # ``sshpass -p X``, ``net user NAME X``, ``sqlplus app/X@db`` (``pairs``)
+        found.update(v for v in command_passwords(text) if _assigned(v))
     if PGPASS_HINT.search(given) is not None:  # a ``.pgpass`` line: host:port:database:user:password
         found.update(pgpass_passwords(given))
     if "\n" in given or "\\" in given:  # a key wrapped across lines, as written and joined

@@ -55,3 +55,38 @@ _ORDINARY = [
 @pytest.mark.parametrize("text", _ORDINARY)
 def test_ordinary_settings_and_commands_are_kept(text: str) -> None:
     assert shown(text) == text
+
+
+_NO_KEYWORD = [
+    "jdbc:oracle:thin:app/{pw}@//db:1521/ORCL",
+    "sqlplus app/{pw}@ORCL",
+    "expdp system/{pw}@db schemas=app",
+    "echo {pw} | sudo -S apt update",
+    "echo '{pw}' | sudo -kS systemctl restart app",
+    "net user admin {pw} /add",
+    "ldapsearch -x -D cn=admin,dc=ex -w {pw} -b dc=ex",
+    "7z a -p{pw} backup.7z data/",
+]
+
+
+@pytest.mark.parametrize("form", _NO_KEYWORD)
+def test_the_password_of_a_command_naming_no_secret_word_is_hidden(form: str) -> None:
+    pw = _password()
+    text = form.format(pw=pw)
+    out, _ = redact({"cmd": text})
+    assert pw not in shown(text) and pw not in out["cmd"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "sqlplus / as sysdba",
+        "echo hello | sudo tee /etc/motd",
+        "net user admin /delete",
+        "net user admin * /add",
+        "7z x archive.7z -o/tmp/out",
+        "The German team met Herman at the ldap meeting; sudo make me a sandwich.",
+    ],
+)
+def test_ordinary_commands_naming_no_secret_word_are_kept(text: str) -> None:
+    assert shown(text) == text
