@@ -29,8 +29,10 @@ from ..errors import (
 from ..ids import new_episode_id, validate_new_episode_id
 from ..secrets.quoted import quoted, typo_hint
 from ..store import find_run_dir, is_sealed, read_events_to_continue
+from ..store.artifacts import read_state, read_summary
 from ..store.replayclock import ReplayClock
 from ..store.sealing import refuse_odd_seal
+from ..store.status import not_a_run
 from ..tools import decide, resolve_draft_id, supply_secrets
 from ..tools.draftref import run_part
 from ..tools.errors import PreparedToolInvocationNotFoundError
@@ -519,6 +521,7 @@ def decide_draft(
             raise
         run_dir = gone.run_dir  # its handle says the run was removed or moved (RunGoneError), not "no such run"
     refuse_odd_seal(run_dir)  # a folder or link where final.json or manifest.json goes: no decision is written
+    _refuse_no_run(run_dir)
     live = live_handles().get(run_dir.name)
     if live is not None and live.run_dir.resolve() == run_dir.resolve():
         return live._decide(draft_id, approve, approver_id, reason)  # the caller's function says a decision that stands
@@ -560,6 +563,18 @@ def decide_draft(
         refuse_unanswerable(run_dir, draft)
     record, created = decide(run_dir, draft, approve=approve, approver_id=approver_id, reason=reason)
     return to_decision(record, created)
+
+
+def _refuse_no_run(run_dir: Path) -> None:
+    """Refuse a folder that is no run (``not_a_run``) before asking whether it runs: nothing there ever started."""
+    log = run_dir / "events.jsonl"
+    logged = log.is_file() and log.stat().st_size > 0
+    nothing = not_a_run(run_dir, read_summary(run_dir), read_state(run_dir), logged)
+    if nothing is not None:
+        raise EpisodeStateError(
+            f"{quoted(str(run_dir))} is not a run: {nothing}, so it has no draft to decide; pass the folder of a run "
+            "paused on a draft (noesis_nb.runs_df() lists them, pending_approvals > 0)"
+        )
 
 
 def _veto_resumed(episode_id: str, sealed: bool) -> str:

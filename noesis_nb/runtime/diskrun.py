@@ -34,7 +34,7 @@ from ..store.ownership import holder
 from ..store.revealedrun import run_revealed, run_vouched
 from ..store.runfiles import change_stamp, stamps_settled
 from ..store.sealing import seal_state
-from ..store.status import LOST_HINT, status_now
+from ..store.status import LOST_HINT, not_a_run, status_now
 from ..store.vocab import TERMINAL_STATUSES, TOKEN_FIELDS, TOOL_APPROVAL_PENDING
 from ..tools import (
     ApprovalDecisionRepository,
@@ -111,7 +111,12 @@ class DiskRun:
         self.task = scrubbed(facts.task or "", revealed)
         self.using = scrubbed(facts.using or "", revealed)
         self._status = facts.status
-        self._lost = status_now(self.run_dir, facts.status) == "lost"  # as the views were last told (``lost`` asks anew)
+        if (
+            nothing := not_a_run(self.run_dir, summary, state, bool(events or unread))
+        ) is not None:  # not "running": it never began
+            self._status = "unknown"
+            self.problems.append(f"{self.run_dir} is not a run: {nothing}")
+        self._lost = status_now(self.run_dir, self._status) == "lost"  # as the views were last told (``lost`` asks anew)
         self.started_at = facts.started_at or (events[0].get("timestamp") if events else None)
         self.ended_at = facts.ended_at
         self.usage, self.usage_calls = facts.usage, facts.usage_calls

@@ -9,7 +9,7 @@ from typing import Any
 from .ownership import abandoned, holder
 from .sealing import SealState, seal_state
 
-__all__ = ["LOST_HINT", "run_status", "status_now"]
+__all__ = ["LOST_HINT", "not_a_run", "run_status", "status_now"]
 
 #: what to do with a run whose writer is gone ({run}: how to name it in a call)
 LOST_HINT = (
@@ -69,6 +69,24 @@ def run_status(
     if success is not None and not success:
         return "error"
     return "ok"
+
+
+def not_a_run(run_dir: Path, summary: Any, state: Any, logged: bool) -> str | None:
+    """Why the folder ``run_dir`` is no run, judged before any status (a folder with nothing that says it started reads
+    ``running``): no summary, nothing ``logged`` in events.jsonl, no seal, and no ``state.json`` naming an episode or
+    its outcomes. None when it is a run (or may be one: any of those is there)."""
+    if summary is not None or logged or type(state) is dict and any(type(state.get(k)) is dict for k in _STATE_KEYS):
+        return None
+    if any(os.path.lexists(run_dir / name) for name in ("final.json", "manifest.json")):
+        return None
+    if state is None:
+        held = "no state.json" if not os.path.lexists(run_dir / "state.json") else "a state.json that is no JSON object"
+    else:
+        held = f"a state.json with no {' or '.join(_STATE_KEYS)} object"
+    return f"no summary.json, no event in events.jsonl and {held}"
+
+
+_STATE_KEYS = ("episode", "outcomes")
 
 
 def status_now(run_dir: str | os.PathLike[str], status: str, seal: SealState | None = None) -> str:
