@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import stat
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ from ..tools._files import note_written
 from ..tools.awaiting import awaits_decision
 from ..tools.repositories import PreparedInvocationRepository
 
-__all__ = ["awaits_decision", "pause_on_draft"]
+__all__ = ["awaits_decision", "draft_time", "pause_on_draft"]
 
 _PENDING = PreparedInvocationStatus.PENDING_APPROVAL.value
 _HELD = PreparedInvocationStatus.PREPARED.value
@@ -87,3 +88,14 @@ def _remember(key: str, signature: tuple[int, int, int], status: Any) -> None:
     if len(_SEEN) >= 8192:
         _SEEN.clear()
     _SEEN[key] = (signature, status)
+
+
+def draft_time(repo: PreparedInvocationRepository, draft_id: str) -> str | None:
+    """When the draft's record was written (its file's modification time, ISO 8601 UTC): the time of the events a
+    recovery writes for a draft whose process died before announcing it (``tool.draft_created``,
+    ``tool.approval.pending``), so its wait is measured from the draft, not from the resume. None when not known."""
+    try:
+        st = os.stat(repo.path_for(draft_id), follow_symlinks=False)
+    except (OSError, ValueError, InvalidIdError):
+        return None
+    return datetime.fromtimestamp(st.st_mtime_ns / 1e9, UTC).isoformat(timespec="microseconds")

@@ -244,8 +244,10 @@ class Recorder:
         event_type: str | None = None,
         faculty: str | None = None,
         started: tuple[str, float] | None = None,
+        timestamp: str | None = None,
     ) -> dict[str, Any]:
-        """Append one event (and tell subscribers). ``started`` = (iso, perf_counter) adds ``metrics``."""
+        """Append one event (and tell subscribers). ``started`` = (iso, perf_counter) adds ``metrics``. ``timestamp``:
+        when it happened, for an event written late (a recovery's), clamped up to the last line's as any line."""
         if self.owner.generation != _forks.generation:  # a forked child's copy of the episode: one clear error
             self.owner.check(self.episode_id, f"writing a {quoted(phase)} event")
         if self.closed:
@@ -265,6 +267,8 @@ class Recorder:
             event["event_type"] = event_type
         if faculty:
             event["faculty"] = faculty
+        if timestamp is not None:
+            event["timestamp"] = timestamp
         if started is not None:
             completed = now_iso()
             event["timestamp"] = completed
@@ -333,9 +337,13 @@ class Recorder:
         with self._lock:
             self.sealer = threading.get_ident()
 
-    def runtime(self, event_type: str, payload: dict[str, Any], caused_by: str | None) -> dict[str, Any]:
+    def runtime(
+        self, event_type: str, payload: dict[str, Any], caused_by: str | None, timestamp: str | None = None
+    ) -> dict[str, Any]:
         """A ``runtime`` lifecycle event (``run.interrupt`` …): ``kind`` and ``event_type`` both name it."""
-        return self.emit("runtime", {"kind": event_type, **payload}, event_type=event_type, caused_by=caused_by)
+        return self.emit(
+            "runtime", {"kind": event_type, **payload}, event_type=event_type, caused_by=caused_by, timestamp=timestamp
+        )
 
     @property
     def last_event_id(self) -> str | None:
@@ -421,13 +429,16 @@ class Recorder:
             caused_by,
         )
 
-    def interrupt(self, reason: str | None, caused_by: str | None, marks: dict[str, Any] | None = None) -> dict[str, Any]:
+    def interrupt(
+        self, reason: str | None, caused_by: str | None, marks: dict[str, Any] | None = None, at: str | None = None
+    ) -> dict[str, Any]:
         """``run.interrupt``; the run's state becomes ``partial`` (paused) on disk. ``marks``: payload keys of the
-        pause (``POLICY_PAUSE_KEY`` for a pause an approver policy decided)."""
+        pause (``POLICY_PAUSE_KEY`` for a pause an approver policy decided); ``at``: when the run stopped (``pause``)."""
         interrupt = self.runtime(
             RUN_INTERRUPT,
             {"status": "interrupted", **({"reason": reason} if reason else {}), **(marks or {})},
             caused_by or self.last_event_id,
+            at,
         )
         self.state["outcomes"].update(status="partial", summary=reason)
         self.state["links"] = {"events": "events.jsonl", "learn": "learn.jsonl"}
@@ -451,7 +462,13 @@ class Recorder:
         return {**record, "event_id": event["id"]}
 
     def pause(
-        self, reason: str, caused_by: str | None, *, policy: str | None = None, deferred_by: str | None = None
+        self,
+        reason: str,
+        caused_by: str | None,
+        *,
+        policy: str | None = None,
+        deferred_by: str | None = None,
+        at: str | None = None,
     ) -> dict[str, Any]:
         """``run.interrupt → run.checkpoint``, state ``partial``: all on disk (fsynced) before returning.
 
@@ -461,11 +478,12 @@ class Recorder:
         policy decides this pause in the same breath; it is marked so (``POLICY_PAUSE_KEY``) and not fsynced: a
         killed process leaves the page cache to the disk, and only a pause that waits for a person must outlive a
         power loss. ``deferred_by``: the policy that left this pause to a person, marked (``POLICY_DEFERRED_KEY``).
+        ``at``: when the run stopped, for a pause a recovery writes late (the draft's time: its wait counts from it).
         """
         marks = {POLICY_PAUSE_KEY: policy} if policy else {POLICY_DEFERRED_KEY: deferred_by} if deferred_by else None
         with self._lock, self._durable_unless(policy):  # re-entrant: no other thread's event may fall in between
             self._pause_records_on(caused_by)
-            interrupt = self.interrupt(reason, caused_by, marks)
+            interrupt = self.interrupt(reason, caused_by, marks, at)
             sweep_noted(self, reopen=True)  # values learned late leave the files before the checkpoint digests them
             checkpoint = self.checkpoint(interrupt["id"], marks)
         if policy is None:

@@ -36,7 +36,7 @@ from .interrupt import interrupted_before_resume, interrupts_noted, killed_by_in
 from .lifecycle import Outcome
 from .missing_tool import missing_tool_error
 from .openpause import leave_open_pause
-from .pending_records import awaits_decision
+from .pending_records import awaits_decision, draft_time
 from .position import Pause, last_pause, options_from_state, payload_of
 from .recorder import Recorder
 from .refusals import recorded_refusal
@@ -590,7 +590,22 @@ def _pause_on(rec: Recorder, prepared: Any, *, pause: bool = True) -> bool:
     pending = next((e for e in request_events if e["payload"].get("event_name") == names.TOOL_APPROVAL_PENDING), None)
     if pending is not None and checkpoint_of(rec.events, pending.get("id")) is not None:
         return False
+    asked = None
     if pending is None:
+        # announced as the live episode would have, at the draft's own time (its wait counts from it): a write's
+        # ``tool.draft_created`` first, where its process died between saving the draft and announcing it
+        asked = draft_time(tool_repositories(rec.run_dir).prepared, prepared.key)
+        announced = {e["payload"].get("event_name") for e in request_events}
+        if prepared.governance.effect_kind == "write" and names.TOOL_DRAFT_CREATED not in announced:
+            request_events.append(
+                rec.emit(
+                    "tool",
+                    {"event_name": names.TOOL_DRAFT_CREATED, "request_id": prepared.request_id, "draft_id": prepared.key},
+                    agent_id="tool_contract",
+                    caused_by=request_events[-1]["id"] if request_events else None,
+                    timestamp=asked,
+                )
+            )
         pending = rec.emit(
             "tool",
             {
@@ -602,6 +617,7 @@ def _pause_on(rec: Recorder, prepared: Any, *, pause: bool = True) -> bool:
             },
             agent_id="tool_contract",
             caused_by=request_events[-1]["id"] if request_events else None,
+            timestamp=asked,
         )
     last = rec.events[-1]
     # decided by an approver policy (its pause never written): the pause is the policy's, marked as the live one is
@@ -610,7 +626,7 @@ def _pause_on(rec: Recorder, prepared: Any, *, pause: bool = True) -> bool:
     if last.get("event_type") == RUN_INTERRUPT and last.get("caused_by") == pending["id"]:
         rec.complete_pause(last)
     elif pause:
-        rec.pause(reason, pending["id"], policy=policy)
+        rec.pause(reason, pending["id"], policy=policy, at=asked)  # stopped at the draft: its wait counts from it
     else:
         return False
     return True
