@@ -5,7 +5,8 @@ events — so the step tree, header tokens and cost, and the cards at every ``k`
 view showed when it had seen those ``k`` events (the same reducers: ``Tally``, ``StepBook``, the
 header's ``view_state``). Moving forward the view takes in only the next events, as the live view
 did; moving back it is rebuilt from the first ``k``. Play moves ``k`` forward in the run's own time (1×, 10×) or as fast as the
-view redraws (max); a gap longer than ``MAX_GAP_S`` (a pause waiting for a person) is shortened to it.
+view redraws, never slower than 10× (max, replayspeed.py); a gap longer than ``MAX_GAP_S`` (a pause waiting for a person)
+is shortened to it.
 The static ``text/html`` snapshot is the state shown when it is displayed: the final one.
 """
 
@@ -24,14 +25,14 @@ from ..runtime.moment import RunMoment, epoch_of
 from ..secrets.quoted import quoted
 from ..store.instants import epoch_seconds
 from .bundle import execution_count
+from .keyguard import count_unit
 from .render import esc, refusal_html, short
+from .replayspeed import MAX_GAP_S, SPEEDS, next_frame, speed_named
 from .theme import ROOT_CLASS
 from .view import EpisodeView
 
 __all__ = ["ReplayView", "SPEEDS", "MAX_GAP_S"]
 
-SPEEDS = {"1×": 1.0, "10×": 10.0, "max": 0.0}
-MAX_GAP_S = 5.0
 _WIDGET = "application/vnd.jupyter.widget-view+json"
 
 
@@ -55,6 +56,7 @@ class ReplayView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type info
             continuous_update=self.total <= 5_000,  # a long run is redrawn where the slider is let go
             layout=w.Layout(flex="1 1 auto", width="auto", min_width="160px"),
         )
+        count_unit(self.slider, "event")  # said as the clock line writes it: "event 3 of 12"
         self.play_button = w.ToggleButton(
             value=False,
             description="Play",
@@ -134,9 +136,7 @@ class ReplayView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type info
     def play(self, speed: str | None = None) -> asyncio.Task[None]:
         """Play from here (from the start when at the end) on the running loop; returns the task (awaitable)."""
         if speed is not None:
-            if speed not in SPEEDS:
-                raise InvalidOptionError(f"speed={quoted(speed)}: use one of {list(SPEEDS)}")
-            self.speed.value = speed
+            self.speed.value = speed_named(speed)  # '10x', 10 and 'MAX' too (replayspeed.py)
         self.pause()
         try:
             loop = asyncio.get_running_loop()
@@ -171,13 +171,7 @@ class ReplayView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type info
 
     async def _play(self) -> None:
         while self.k < self.total:
-            rate = SPEEDS[self.speed.value]
-            if rate == 0.0:  # as fast as the view redraws: ~100 frames for the whole run
-                step, delay = max(1, self.total // 100), 0.05
-            else:
-                a, b = self.times[self.k - 1] if self.k else None, self.times[self.k]
-                gap = (b - a) if a is not None and b is not None else 0.0
-                step, delay = 1, min(MAX_GAP_S, max(0.0, gap)) / rate
+            step, delay = next_frame(self.times, self.k, self.speed.value)  # max is never slower than 10×
             await asyncio.sleep(delay)
             self.seek(self.k + step)
         self._task = None
