@@ -232,6 +232,8 @@ def read_run(
             stamp["events.jsonl"] = ref.stat_events(events_path)  # the listing's stat: free; kept, so a log put back shows
         if stamp["events.jsonl"] is None:
             problems.append(LoadProblem(url, None, NO_EVENTS_IN_SEALED_RUN))
+    if summary is not None and not seal.manifest and not (seal.final and stamp.get("events.jsonl", 0) is None):
+        _ended_log_lost(ref, summary, stamp, problems)
     if paused is not None and (seal.sealed or "events.jsonl" in stamp):
         # a pause writes the log before its checkpoint, and a sealed run pauses no more: the folder's stamp would
         # tell a warm reload nothing the others do not (one stat a run saved)
@@ -271,6 +273,34 @@ def read_run(
         "known_sizes": {k: v[0] for k, v in stamp.items() if v is not None and k.endswith((".json", ".jsonl"))},
     }
     return record, stamp, record["problems"]
+
+
+def _ended_log_lost(ref: RunRef, summary: dict[str, Any], stamp: dict[str, Any], problems: list[LoadProblem]) -> None:
+    """Report an ended run (its summary written) whose events.jsonl is missing or empty: every ended run logged at
+    least its terminate, and its summary's counts (``act_count``) equal its log's events, so its model calls, tokens
+    and tool events are unknown, not 0 (the problem at the log's path makes ``runusage`` read them as unknown)."""
+    path = ref.file("events.jsonl")
+    if "events.jsonl" not in stamp:
+        stamp["events.jsonl"] = ref.stat_events(path)  # the listing's stat: free
+    now = stamp["events.jsonl"]
+    if now is not None and now[0] > 0:
+        return
+    counts = obj(summary, "metrics")
+    said = ", ".join(f"{k} {counts[k]}" for k in _SUMMARY_COUNTS if type(counts.get(k)) is int)
+    what = "missing" if now is None else "empty (0 bytes)"
+    problems.append(
+        LoadProblem(
+            ref.fs.url(path),
+            None,
+            f"run {quoted(ref.name, 80)}: events.jsonl is {what} although summary.json says the run ended"
+            + (f" ({said}; the log holds 0 events)" if said else " (the log holds no terminate event)")
+            + "; its events, model calls and tool events are not known. Copy the run's events.jsonl back",
+        )
+    )
+
+
+#: the counts of events a summary's metrics give (a Noēsis run's ``act_count`` equals its ``act`` events)
+_SUMMARY_COUNTS = ("act_count", "reflect_count", "interpret_count", "plan_count")
 
 
 def status_from_log(record: RunRecord, problems: list[LoadProblem]) -> None:

@@ -23,6 +23,8 @@ _STRAYS: dict[str, tuple[_Stamp, list[tuple[str, str]]]] = {}  # root -> (its st
 #: folder of a root found to be no run -> (its stamp when listed, its sub-folders): a reload of a root of many
 #: such folders (empty ``ep_…`` folders, a user's own) stats each once, not four times and a listing
 _NOT_RUNS: dict[str, tuple[_Stamp, tuple[tuple[str, bool], ...]]] = {}
+#: root -> its folders named like a run (``ep_…``) its last scan found holding no run (``stray_run_files`` says them)
+_NO_RUN_FOLDERS: dict[str, list[str]] = {}
 _NOT_RUNS_MAX = 1 << 20  # a bound on what is kept: past it, everything is forgotten and found again
 _MARKER_NAMES = frozenset(m.casefold() for m in MARKERS)
 
@@ -61,10 +63,18 @@ def stray_id(name: str, ids: set[str]) -> str | None:
 
 #: what a symbolic link in a runs root is when it is not followed (``_followed``)
 LINK_OUT = "a symbolic link, not yours, to a folder outside the runs root"
+#: a folder named like a run (``ep_…``, or a link to one) holding no run file and no run below it
+NO_RUN_FILES = "a folder holding no run file"
 
 
 def stray_reason(what: str) -> str:
     """What to say of an entry named like a run that is ``what`` (a file, a link to no folder…), and what to do."""
+    if what == NO_RUN_FILES:
+        return (
+            "not a run: no summary.json, state.json or events.jsonl in this folder named like one (an episode killed "
+            "before its first write, a copy that left its files behind); left out. Copy the run's files back into "
+            "it, or remove the folder"
+        )
     if what == LINK_OUT:
         return (
             f"{what}: not followed (anyone who can write to a shared root could point a run at any folder); left out. "
@@ -88,10 +98,21 @@ def stray_run_files(root: str) -> list[tuple[str, str]]:
         return []
     kept = _STRAYS.get(root)
     if kept is not None and kept[0] == stamp:  # the scan just listed the root: each folder is listed once
-        return list(kept[1])
+        return sorted(list(kept[1]) + _still_empty(root))
     found: list[tuple[str, str]] = []
     _children(root, found)
-    return sorted(found)
+    return sorted(found + _still_empty(root))
+
+
+def _still_empty(root: str) -> list[tuple[str, str]]:
+    """The folders of ``root`` named like a run (``ep_…``) that its last scan found holding no run, and still do (a
+    folder becomes a run by files put into it, which leave the root's own stamp as it was): looked at again, they
+    are few; the runs are not (no system call a run)."""
+    return [
+        (child, NO_RUN_FILES)
+        for child in _NO_RUN_FOLDERS.get(root, ())
+        if not _probe(child)[0] and not any(_probe(grand)[0] for grand, _ in _children(child))
+    ]
 
 
 def _stamp(st: os.stat_result) -> _Stamp:
@@ -204,7 +225,7 @@ def scan_run_dirs_with_stats(root: str) -> list[tuple[str, os.stat_result | None
     strays: list[tuple[str, str]] = []
     out: list[tuple[str, os.stat_result | None, bool]] = []
     children = _children(root, strays)
-    _remember_strays(root, stamp, strays)
+    empty: list[str] = []
     real_root: str | None = None
     settled_before = time.time_ns() - ROOT_SETTLE_NS  # taken before any folder's stamp below
     not_runs = _NOT_RUNS
@@ -236,10 +257,18 @@ def scan_run_dirs_with_stats(root: str) -> list[tuple[str, os.stat_result | None
                 out.append((child, None, linked))
                 continue
             grands = found
+        runs_below = len(out)
         for grand, grand_linked in grands:
             is_run, st = _probe(grand)
             if is_run:
                 out.append((grand, st, linked or grand_linked))
+        if len(out) == runs_below and os.path.basename(child).startswith("ep_"):  # named as a run, holding none
+            empty.append(child)
+    _remember_strays(root, stamp, strays)
+    if empty or root in _NO_RUN_FOLDERS:
+        if len(_NO_RUN_FOLDERS) >= 64:
+            _NO_RUN_FOLDERS.clear()
+        _NO_RUN_FOLDERS[root] = empty
     return _once_each(root, out)
 
 
