@@ -25,7 +25,7 @@ from ..store.scan import scan_run_dirs_with_stats, shown_path, stray_id, stray_r
 from ..store.sealing import SealState
 from ..store.shownnames import found_shown, shown_id
 from .fs import LocalFS, RemoteFS, RunFS, Stat, open_remote, shown_source
-from .lookalike import folded_id, hidden_in
+from .lookalike import difference, escaped, folded_id, hidden_in
 from .problems import LoadProblem
 
 __all__ = ["RunRef", "resolve_source", "episode_filter", "Source", "named_runs", "distinct_runs", "stray_runs"]
@@ -246,7 +246,12 @@ def distinct_runs(refs: list[RunRef], problems: Any) -> list[RunRef]:
     for ref, (name, key) in zip(refs, names):
         seen = first[key]
         if seen is not ref:
-            alike = "" if seen.name == name else f" as it reads (this folder's name is {quoted(name, 100)})"
+            alike = (
+                ""
+                if seen.name == name
+                else f" as it reads (this folder's name is {escaped(quoted(name, 100))}, the one read is "
+                f"{escaped(quoted(seen.name, 100))}{difference(name, seen.name)})"
+            )
             problems.add(
                 ref.url,
                 f"another run folder has episode id {quoted(seen.name, 80)} too{alike}, and was read instead: {seen.url} "
