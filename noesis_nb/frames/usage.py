@@ -14,6 +14,7 @@ from .._jsonkeys import colons, may_repeat, repeated_reason, without_repeats
 from .._keywords import keywords_named
 from ..cost import Pricer, price_frame
 from ..secrets.quoted import quoted
+from ..store.eventlog import bad_line_reason
 from ..store.vocab import MODEL_CALL
 from . import _arrays
 from .cache import MEMO
@@ -67,7 +68,8 @@ def scan_model_calls(
             read.append((start, end, orjson.loads(data[start:end])))
         except orjson.JSONDecodeError as exc:
             if end < len(data):  # a cut last line is a line still being written (see below for a sealed run)
-                problems.append(LoadProblem(url, data.count(b"\n", 0, start) + 1, f"invalid JSON ({exc})"))
+                number = data.count(b"\n", 0, start) + 1  # the reason parse_lines gives the line: one problem
+                problems.append(LoadProblem(url, number, bad_line_reason(data[start:end], exc)))
     _without_repeated_keys(data, read, url, problems)
     for start, _end, event in read:
         if type(event) is dict:

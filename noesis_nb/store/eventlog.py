@@ -51,6 +51,7 @@ __all__ = [
     "torn_line",
     "now_iso",
     "parse_lines",
+    "bad_line_reason",
     "lone_cr_as_newline",
     "GZIP_MAGIC",
     "GZIP_TEXT",
@@ -571,18 +572,45 @@ def _json_kind(value: Any) -> str:
 
 
 def _bad_line(raw: bytes, number: int, exc: Exception) -> str:
-    """Why line ``number`` (``raw``) is no JSON: a gzip'd file's first line, bytes that are no UTF-8, else ``exc``."""
+    """Why line ``number`` (``raw``) is no JSON: a gzip'd file's first line, else ``bad_line_reason``."""
     if number == 1 and raw[:2] == GZIP_MAGIC:
         return GZIP_TEXT
-    return "invalid UTF-8" if _bad_utf8(raw) else f"invalid JSON ({exc})"
+    return bad_line_reason(raw, exc)
 
 
-def _bad_utf8(raw: bytes) -> bool:
+def bad_line_reason(raw: bytes, exc: Exception) -> str:
+    """Why the event line ``raw`` is no JSON, naming what stands where and the fix: the first byte that is no UTF-8,
+    a NaN or Infinity (Python's ``json.dumps`` writes them unless ``allow_nan=False``), a control byte such as NUL,
+    else ``exc``. Every reader of a log says this one reason for a line, so it is reported once."""
     try:
-        raw.decode("utf-8")
-        return False
-    except UnicodeDecodeError:
-        return True
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as bad:
+        return (
+            f"invalid UTF-8: byte 0x{raw[bad.start]:02x} at byte {bad.start + 1} of the line is no UTF-8 text; "
+            "write the log as UTF-8 (open(..., encoding='utf-8')) or remove the line"
+        )
+    at = getattr(exc, "pos", None)
+    if type(at) is int and 0 <= at <= len(text):
+        column = f"column {at + 1}"
+        for token in _NOT_JSON_NUMBERS:
+            start = at - 1 if token.startswith("-") and text[at - 1 : at] == "-" else at
+            if text.startswith(token, start):
+                return (
+                    f"invalid JSON: {token} at {column} is not JSON (Python's json.dumps writes it by default): "
+                    "write null for an unknown number, or json.dumps(..., allow_nan=False) to refuse it when writing"
+                )
+        stray = text[at:].lstrip(" \t")[:1]
+        if stray and (stray < " " or stray == "\x7f"):
+            return (
+                f"invalid JSON: a control byte 0x{ord(stray):02x} ({_CONTROL_NAMES.get(stray, 'control character')}) "
+                f"at {column}; JSON holds none outside a string (write it as \\u{ord(stray):04x} inside one): "
+                "remove it (a NUL is often the padding of a file cut short by a crash)"
+            )
+    return f"invalid JSON ({exc})"
+
+
+_NOT_JSON_NUMBERS = ("-Infinity", "Infinity", "NaN")
+_CONTROL_NAMES = {"\x00": "NUL", "\x1a": "SUB, end-of-file mark", "\x1b": "ESC", "\x7f": "DEL"}
 
 
 def _problem(path: str, line: int, reason: str, strict: bool, errors: list[EventLogCorruption] | None) -> None:
