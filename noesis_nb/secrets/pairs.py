@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from .names import is_secret_key
+from .names import is_secret_key, stands_for
 
 __all__ = ["named_values", "command_passwords", "COMMAND_HINT", "COMMAND_HINT_BYTES"]
 
@@ -51,7 +51,12 @@ _ATTRIBUTES = (
     re.compile(rf"<[A-Za-z_][\w.:-]{{0,80}}[ \t][^<>]{{0,400}}?{_ATTR_VALUE}[^<>]{{0,400}}?{_ATTR_NAME}"),
 )
 # a connection string's value in braces (ODBC: required when it holds ``;`` or ``}``, a ``}`` in it doubled): ``PWD={…}``
-_BRACED = re.compile(r"(?<![\w.-])(?P<name>[A-Za-z_][\w .-]{0,40}?)[ \t]*=[ \t]*\{(?P<value>(?:[^}\n]|\}\}){1,1024})\}(?!\})")
+# The value holds no ``={`` (another value's start): each character is read by one start at most, never given back, so
+# a line of ``PWD={PWD={…`` is read once (from each ``{`` to the next ``}``, 1,024 characters, it cost seconds)
+_BRACED = re.compile(
+    r"(?<![\w.-])(?P<name>[A-Za-z_][\w .-]{0,40}?)[ \t]*=[ \t]*\{"
+    r"(?P<value>(?:[^}\n=]|=(?![ \t]*\{)|\}\}){1,1024}+)\}(?!\})"
+)
 # a command line giving a password by a flag or word of its own meaning (what the flag means depends on the command:
 # ``ssh-keygen -N`` is a passphrase, ``grep -N`` none); a value quoted (with its spaces) or a word, to the command's end
 _CMD_VALUE = r"""(?:"(?P<dq>[^"\n]+)"|'(?P<sq>[^'\n]+)'|(?P<bare>[^\s'";&|]+))"""
@@ -61,12 +66,14 @@ _COMMANDS = re.compile(
     r"|\bmysqladmin\b[^\n;&|]*?\s(?:password|-p(?=\S))[ \t]*"  # mysqladmin … password X
     r"|\b(?:htpasswd|htdigest)\b[^\n;&|]*?\s-\w*b\w*\s+\S+\s+\S+\s+"  # htpasswd -b file user X
     r"|\bsmbpasswd\b[^\n;&|]*?\s-w[ \t]*"  # smbpasswd -w X
-    r"|\b(?:ldapsearch|ldapadd|ldapmodify|ldapdelete|ldappasswd)\b[^\n;&|]*?\s-w[ \t]*"  # ldapsearch -w X
     r"|\bpsexec(?:\.exe)?\b[^\n;&|]*?\s-p[ \t]+"  # psexec -u user -p X
+    # these read as prose or other commands too (``the net user base grows``, ``find -name '*.rar' -print``, ``echo
+    # hello | sudo -S``): their word is taken only shaped as a password (``_shaped``)
+    r"|(?P<shaped>\b(?:ldapsearch|ldapadd|ldapmodify|ldapdelete|ldappasswd)\b[^\n;&|]*?\s-w[ \t]*"  # ldapsearch -w X
     r"|\b(?:7z|7za|unrar|rar)\b[^\n;&|]*?\s-p(?=\S)"  # 7z a -pX
     r"|\bnet(?:\.exe)?[ \t]+user[ \t]+[^\s/]+[ \t]+(?=[^\s/*])"  # net user NAME X /add
     r"|\b(?:echo(?:[ \t]+-[ne]+)?|printf(?:[ \t]+['\"]?%s(?:\\n)?['\"]?)?)[ \t]+(?=\S+[ \t]*\|[ \t]*sudo\b[^\n;&|]*?\s-\w*S)"
-    r")" + _CMD_VALUE
+    r"))" + _CMD_VALUE
 )
 # Oracle's ``user/password@connect`` (``sqlplus app/X@ORCL``, ``jdbc:oracle:thin:app/X@//db:1521/ORCL``, ``expdp``)
 _ORACLE = re.compile(
@@ -128,6 +135,17 @@ def command_passwords(text: str) -> Iterator[str]:
     if COMMAND_HINT.search(text) is None:
         return
     for m in _COMMANDS.finditer(text):
-        yield m.group("dq") or m.group("sq") or m.group("bare")
+        value = m.group("dq") or m.group("sq") or m.group("bare")
+        if m.group("shaped") is None or _shaped(value):
+            yield value
     for m in _ORACLE.finditer(text):
         yield m.group("value")
+
+
+def _shaped(value: str) -> bool:
+    """Whether a command's word is shaped as a password, not as a word or a message (``hello``, ``done``, ``y``,
+    ``true``, ``Yes``, ``$PASSWORD``): 6 characters or more, holding a digit or a symbol or mixing cases past its first
+    letter, and no reference to another value (``names.stands_for``)."""
+    if len(value) < 6 or (value[:1] == "$" and stands_for(value)):
+        return False
+    return not (value.isalpha() and (value.islower() or value.isupper() or value[1:].islower()))
