@@ -62,6 +62,14 @@ _NOT_RANDOM = [
         # a Cloudflare ray id (``cf-ray: 7d9f8b6c5d4e3f2a-FRA``): 16 hex digits, a data centre's airport code; its 16
         # digits alone read as no key, the code made the word one of 20
         r"(?<![A-Za-z0-9-])[0-9a-f]{16}-[A-Z]{3}(?![A-Za-z0-9])",
+        # a commit named as git's own messages name it: ``Reverts <sha>.`` (git revert), ``merge <sha> into main``,
+        # ``cherry-picked from <sha>`` (cherry-pick -x), ``parent <sha>`` (a commit object's header); a git abbreviation
+        # (7-40 hex digits), nothing longer: a 64-digit key after ``merge`` is no commit
+        r"(?i)(?<![a-z0-9])(?:revert(?:s|ed|ing)?|merg(?:e|es|ed|ing)|cherry[- ]pick(?:s|ed|ing)?(?: -x)?|parent)"
+        r"(?: (?:commit|branch|from))*\s+[0-9a-f]{7,40}(?![0-9a-z])",
+        # a pinned pip requirement: ``git+https://host/org/repo@<sha>`` (the commit after the URL's ``@``; a user name and
+        # no password before the host: ``git+ssh://git@…``)
+        r"(?i)(?<![a-z0-9])git\+[a-z]+://(?:[\w.-]+@)?[^\s@/]+(?:/[^\s@/]+)*@[0-9a-f]{7,40}(?![0-9a-z])",
     )
 ]
 # those the regex engine cannot skip ahead in, tried only at their literals (``gates.Gate``): a UUID's first ``-`` 8
@@ -74,6 +82,8 @@ _GATES = {
     4: (("git",), 0, 0, True),
     6: (("sha",), 0, 0, False),
     9: (("-",), 16, 16, False),
+    10: (("revert", "merg", "cherry", "parent"), 0, 0, True),
+    11: (("git+",), 0, 0, True),
 }
 _NOT_RANDOM_GATED = [Gate(p, *_GATES[i]) if i in _GATES else p for i, p in enumerate(_NOT_RANDOM)]
 _CANDIDATE = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{20,}={0,3}(?![A-Za-z0-9+/=_-])")

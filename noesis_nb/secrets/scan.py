@@ -42,6 +42,15 @@ Path = tuple[str | int, ...]  # dict keys and list indexes from the root to a va
 # ``shared_key`` made a random credential there an id, written in clear
 _ID_WORDS = frozenset({"hash", "hashes", "digest", "fingerprint", "checksum", "etag", "sha", "sha1", "sha256", "sha512"})
 _ID_ENDINGS = frozenset({"commit", "revision", "rev"})  # SWE-bench's ``base_commit``, ``environment_setup_commit``
+# keys naming a digest or a git object (``md5``, ``content_md5``, git's ``tree`` and ``parent``) whose value is kept
+# only when it is one: a digest's hex digits (32, 40, 64 or 128), its base64 (Content-MD5's 24 characters, 28, 44, 88),
+# as HTTP quotes it or not (``W/"<md5>"``). Any other word there is judged as anywhere: these words name no id
+_DIGEST_WORDS = frozenset({"md5", "tree", "parent", "parents"})
+_DIGEST_KEY_WORD = re.compile(r"[A-Z]?[a-z]+\d*|[A-Z]+\d*(?![a-z])|\d+")  # a word with its digits: ``md5``, ``Md5``
+_DIGEST_VALUE = re.compile(
+    r'(?:W/)?(?P<q>"?)(?:[0-9a-fA-F]{32}|[0-9a-fA-F]{40}|[0-9a-fA-F]{64}|[0-9a-fA-F]{128}'
+    r"|[A-Za-z0-9+/]{22}==|[A-Za-z0-9+/]{27}=|[A-Za-z0-9+/]{43}=|[A-Za-z0-9+/]{86}==)(?P=q)"
+)
 _ID_KEYS = frozenset(
     {
         "id",
@@ -98,6 +107,23 @@ def _opaque(key: Any) -> bool:
     if not words or words[-1] == "key" or ("api" in words and "key" in words) or not _SECRET_HOLDERS.isdisjoint(words):
         return False
     return words[-1] in ("id", "ids") or words[-1] in _ID_ENDINGS or not _ID_WORDS.isdisjoint(words)
+
+
+@lru_cache(maxsize=4096)
+def _names_digest(key: Any) -> bool:
+    """Whether ``key`` names a digest or a git object (``md5``, ``contentMd5``, ``tree``, ``parent``, ``ETag``), and no
+    secret."""
+    if not isinstance(key, str):
+        return False
+    if key.lower() == "etag":  # as HTTP spells it (``ETag``): ``etag`` itself names an id (``_ID_WORDS``)
+        return True
+    words = [w.lower() for w in _DIGEST_KEY_WORD.findall(key)]
+    return bool(words) and not _DIGEST_WORDS.isdisjoint(words) and words[-1] != "key" and _SECRET_HOLDERS.isdisjoint(words)
+
+
+def _is_digest(key: Any, value: Any) -> bool:
+    """Whether ``value`` under ``key`` is a digest the key names (``{"md5": "<32 hex digits>"}``): public."""
+    return type(value) is str and _names_digest(key) and _DIGEST_VALUE.fullmatch(value) is not None
 
 
 def _id_shaped(value: str) -> bool:
@@ -266,6 +292,8 @@ def _walk(value: Any, path: Path, entropy: bool, out: list[Hit], ids: bool = Fal
         if type(value) is not str:
             raise _NotExact
         found = find_in_text(value, entropy=entropy and not (ids and _id_shaped(value)))
+        if found and ids and _DIGEST_VALUE.fullmatch(value) is not None:  # a base64 digest's padding, read as a short
+            found = {f for f in found if f.strip("=")}  # value of a name inside it (``…0Pw==``: ``Pw`` and ``=``)
         if found:
             out.append(Hit(path, tuple(sorted(found, key=len, reverse=True)), False))
     elif isinstance(value, Mapping):
@@ -282,7 +310,7 @@ def _walk(value: Any, path: Path, entropy: bool, out: list[Hit], ids: bool = Fal
             if key == named or (isinstance(key, str) and is_secret_key(key) and not _no_secret(key, item, value)):
                 out.append(_whole(item, path + (key,), entropy and not ids))
             else:
-                _walk(item, path + (key,), entropy, out, ids or _opaque(key))
+                _walk(item, path + (key,), entropy, out, ids or _opaque(key) or _is_digest(key, item))
     elif isinstance(value, (list, tuple)):
         if type(value) is not list and type(value) is not tuple:
             raise _NotExact
