@@ -283,7 +283,7 @@ def _ended_log_lost(ref: RunRef, summary: dict[str, Any], stamp: dict[str, Any],
     if "events.jsonl" not in stamp:
         stamp["events.jsonl"] = ref.stat_events(path)  # the listing's stat: free
     now = stamp["events.jsonl"]
-    if now is not None and now[0] > 0:
+    if now is not None and now[0] != 0:  # a size not known (a remote file with no Content-Length) is not said empty
         return
     counts = obj(summary, "metrics")
     said = ", ".join(f"{k} {counts[k]}" for k in _SUMMARY_COUNTS if type(counts.get(k)) is int)
