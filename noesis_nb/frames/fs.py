@@ -146,7 +146,7 @@ class RemoteFS:
         found: dict[str, Any] = {}
         try:
             if web:  # each link and folder not followed is said (``weblisting``), not dropped
-                found, refused, unlisted = walk(self.fs, root, self.timeout_s)
+                found, refused, unlisted, root = walk(self.fs, root, self.timeout_s)  # root: where its page moved
                 self.refused.update(refused)
                 self.unlisted.update(unlisted)
             else:

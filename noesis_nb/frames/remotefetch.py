@@ -6,9 +6,10 @@ tokens, $0. A listing that gives no size (a stock http server's index page) leav
 the server's answer (HEAD's Content-Length), or counted while reading, never taken as 0. A run document past
 ``MAX_DOCUMENT_BYTES`` is refused before its body is downloaded, as on disk; any other file (an event log) past
 ``MAX_REMOTE_BYTES``, by the size said or, unsaid or lying, by the bytes read, is refused too (never read whole into
-memory). Every request of an http(s) source waits at most ``$NOESIS_NB_REMOTE_TIMEOUT_S`` (``TIMEOUT_S``) for the
-whole file, and at most ``IDLE_S`` to connect or between two reads: a server that accepts and never answers, or
-trickles, is a problem naming the file, never a frozen cell.
+memory). Every request of an http(s) source waits at most ``IDLE_S`` (or ``$NOESIS_NB_REMOTE_TIMEOUT_S`` when less) to
+connect or between two reads, and an index page or a HEAD at most ``$NOESIS_NB_REMOTE_TIMEOUT_S`` (``TIMEOUT_S``) in
+all: a server that accepts and never answers, or trickles, is a problem naming the file, never a frozen cell. A file
+body has no total limit (a 1 GiB log at a steady 5 MB/s takes 200 s): its size limit and the idle limit bound it.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ __all__ = [
     "described",
     "unreadable",
     "with_timeout",
+    "whole_within",
     "timed_out",
     "timed_out_said",
     "timeout_s",
@@ -44,9 +46,9 @@ __all__ = [
     "within_limit",
 ]
 
-#: the environment variable giving the seconds one remote file (or listing) may take in all
+#: the environment variable giving the seconds one index page or HEAD may take in all
 TIMEOUT_ENV = REMOTE_TIMEOUT_ENV
-#: its default: seconds one remote file or listing may take from request to last byte
+#: its default: seconds one index page or HEAD may take from request to last byte
 TIMEOUT_S = 120.0
 #: seconds to connect, or to wait between two reads of a body (at most the total)
 IDLE_S = 30.0
@@ -80,8 +82,9 @@ def timeout_s() -> float:
 
 
 def with_timeout(options: dict[str, Any] | None) -> tuple[dict[str, Any], float | None]:
-    """http(s) ``storage_options`` bounding every request (aiohttp's ``ClientTimeout``: the whole file within
-    ``timeout_s()``, connecting and each read within ``IDLE_S``), and those seconds; a ``timeout`` the caller gave in
+    """http(s) ``storage_options`` bounding every request (aiohttp's ``ClientTimeout``: connecting and each read within
+    ``IDLE_S`` or ``timeout_s()`` when less; no total, which would refuse a large file on a slow steady link), and
+    ``timeout_s()``, the total ``whole_within`` gives index pages and HEADs; a ``timeout`` the caller gave in
     ``client_kwargs`` is kept as given (seconds None: said as theirs)."""
     options = dict(options or {})
     client = dict(options.get("client_kwargs") or {})
@@ -93,8 +96,19 @@ def with_timeout(options: dict[str, Any] | None) -> tuple[dict[str, Any], float 
         return options, None
     total = timeout_s()
     idle = min(IDLE_S, total)
-    client["timeout"] = aiohttp.ClientTimeout(total=total, connect=idle, sock_connect=idle, sock_read=idle)
+    client["timeout"] = aiohttp.ClientTimeout(total=None, connect=idle, sock_connect=idle, sock_read=idle)
     return {**options, "client_kwargs": client}, total
+
+
+def whole_within(seconds: float | None) -> dict[str, Any]:
+    """Request keywords bounding one short answer (an index page, a HEAD) to ``seconds`` in all, with the idle limits
+    of ``with_timeout``; none when ``seconds`` is None (the caller's own ``timeout`` holds)."""
+    if seconds is None:
+        return {}
+    import aiohttp
+
+    idle = min(IDLE_S, seconds)
+    return {"timeout": aiohttp.ClientTimeout(total=seconds, connect=idle, sock_connect=idle, sock_read=idle)}
 
 
 def timed_out(exc: BaseException) -> bool:
@@ -111,7 +125,12 @@ def timed_out(exc: BaseException) -> bool:
 
 def timed_out_said(url: str, seconds: float | None) -> str:
     """What a request that ran out of time says: how long, and what to do."""
-    within = f"timed out after {seconds:g} s" if seconds is not None else "timed out (the client_kwargs timeout given)"
+    if seconds is None:
+        within = "timed out (the client_kwargs timeout given)"
+    elif (idle := min(IDLE_S, seconds)) < seconds:
+        within = f"timed out after {seconds:g} s (or {idle:g} s without a byte)"
+    else:
+        within = f"timed out after {seconds:g} s"
     return (
         f"{within}: the server took the request but did not answer in time, or sent too slowly; check that the "
         f"server is up, or give it more time ({TIMEOUT_ENV}=<seconds>, default {TIMEOUT_S:g})"
@@ -151,7 +170,7 @@ def described(fs: Any, path: str, url: str, seconds: float | None = None) -> tup
     proves nothing yet."""
     failed: Exception | None = None
     try:
-        info = fs.info(path)
+        info = _headed(fs, path, seconds)
     except Exception as exc:  # the storage library's own (aiohttp's ClientResponseError, …)
         failed = exc
     if failed is not None:  # raised outside the handler: no chained error carries the URL's query string
@@ -168,6 +187,22 @@ def described(fs: Any, path: str, url: str, seconds: float | None = None) -> tup
     elif key is None and (digest := info.get("Content-MD5") or info.get("Digest")):
         key = digest
     return (size if type(size) is int and size >= 0 else None), (None if key is None else str(key))
+
+
+def _headed(fs: Any, path: str, seconds: float | None) -> dict[str, Any]:
+    """fsspec's ``info`` of an http(s) ``path`` (a HEAD, or a GET when refused) within ``seconds`` in all; any other
+    file system's (``seconds`` None: no limit of ours). ``fs.info(path, timeout=…)`` would hand ``timeout`` to
+    fsspec's ``sync``, not to aiohttp."""
+    limit = whole_within(seconds)  # seconds are given for http(s) sources only (``with_timeout``)
+    if not limit:
+        return dict(fs.info(path))
+    from fsspec.asyn import sync
+
+    async def head() -> dict[str, Any]:
+        return dict(await fs._info(path, **limit))
+
+    got: dict[str, Any] = sync(fs.loop, head)
+    return got
 
 
 def fetch(fs: Any, path: str, url: str, size: int | None, seconds: float | None = None) -> bytes:

@@ -4,20 +4,21 @@ followed, said rather than dropped.
 fsspec's own walk keeps only links spelled under the page's URL: a link to another host, a protocol-relative link
 (``//host/ep_…/``, which it asked of the root's own host as a path) and a folder linked without its ``/`` were
 dropped without a word; a folder whose page answered 500 failed the whole load, and one redirecting away was
-dropped. Here each page is asked without following redirects (a folder's page moving to its name with ``/`` is
-followed); a link leaving the root is ``refused`` (one problem row each), a folder of the root whose page cannot be
-read is ``unlisted`` with why (its runs unknown, not absent), and the other folders still load. Only the root's own
-page failing fails the load.
+dropped. Here each page is asked without following redirects blindly: the root's page moving on the same server
+(``/old/`` to ``/runs/``, http to https of its host) is followed and the root is where it moved to (its runs named
+there); a folder's page moving within the root is followed; any other move is not. A link leaving the root is
+``refused`` (one problem row each), a folder of the root whose page cannot be read is ``unlisted`` with why (its runs
+unknown, not absent), and the other folders still load. Only the root's own page failing fails the load.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import unquote, urljoin, urlsplit
 
 from ..secrets.quoted import quoted_text
-from .remotefetch import timed_out, timed_out_said
+from .remotefetch import timed_out, timed_out_said, whole_within
 
 __all__ = ["walk", "MAX_PAGE_BYTES"]
 
@@ -29,6 +30,18 @@ MAX_PAGE_BYTES = 64 << 20
 _HREF = re.compile(r"""<[aA]\s[^<>]*?(?<=\s)(?:href|HREF)\s*=\s*["'](?P<url>[^"']+)""")
 _BARE = re.compile(r"""(?P<url>http[s]?://[-a-zA-Z0-9@:%_+.~#?&/=]+)""")
 _PARENT = ("..", "../")  # a server's "parent directory" link: not a link of the listing
+#: redirects one index page may make before it is refused (a loop, or a chain no server needs)
+MAX_REDIRECTS = 5
+_PORTS = {"http": 80, "https": 443}
+
+
+class Listing(NamedTuple):
+    """What ``walk`` found under an http(s) root."""
+
+    files: dict[str, dict[str, Any]]  # as fsspec's ``find(detail=True)`` gives them
+    refused: dict[str, str]  # links not followed -> why
+    unlisted: dict[str, str]  # folders whose page gave no listing -> why
+    root: str  # the root where its page was found (the URL asked, or where the server moved it)
 
 
 class PageRefused(Exception):
@@ -39,16 +52,16 @@ class PageRefused(Exception):
         self.why = why
 
 
-def walk(fs: Any, root: str, seconds: float | None) -> tuple[dict[str, dict[str, Any]], dict[str, str], dict[str, str]]:
-    """(files as fsspec's ``find(detail=True)`` gives them, links refused -> why, folders unlisted -> why) of the
-    http(s) ``root``. The root's own page failing raises (``FileNotFoundError`` for a 404), as fsspec does."""
+def walk(fs: Any, root: str, seconds: float | None) -> Listing:
+    """The files, links refused and folders unlisted of the http(s) ``root``, and the root where its page was found.
+    The root's own page failing raises (``FileNotFoundError`` for a 404), as fsspec does."""
     from fsspec.asyn import sync
 
-    got: tuple[dict[str, dict[str, Any]], dict[str, str], dict[str, str]] = sync(fs.loop, _walk, fs, root.rstrip("/"), seconds)
+    got: Listing = sync(fs.loop, _walk, fs, root.rstrip("/"), seconds)
     return got
 
 
-async def _walk(fs: Any, root: str, seconds: float | None) -> tuple[dict[str, dict[str, Any]], dict[str, str], dict[str, str]]:
+async def _walk(fs: Any, root: str, seconds: float | None) -> Listing:
     files: dict[str, dict[str, Any]] = {}
     refused: dict[str, str] = {}
     unlisted: dict[str, str] = {}
@@ -56,7 +69,15 @@ async def _walk(fs: Any, root: str, seconds: float | None) -> tuple[dict[str, di
     while todo:
         folder = todo.pop(0)
         try:
-            text = await _page(fs, folder + "/", root, seconds)
+            text, moved = await _page(fs, folder + "/", root, seconds)
+            if folder == root:
+                root = folder = moved
+                seen.add(root)
+            elif moved != folder:  # within the root (``_page`` refuses any other move): listed once, where it is
+                if moved in seen:
+                    continue
+                seen.add(moved)
+                folder = moved
         except PageRefused as exc:
             if folder == root:
                 raise
@@ -84,29 +105,36 @@ async def _walk(fs: Any, root: str, seconds: float | None) -> tuple[dict[str, di
             if (bad := _bad_part(root, target)) is not None:  # ``../x``, a name holding ``/`` once decoded
                 refused.setdefault(*bad)
                 continue
-            if target.endswith("/") or (not _has_suffix(target) and await _moves_to_folder(fs, target)):
+            if target.endswith("/") or (not _has_suffix(target) and await _moves_to_folder(fs, target, seconds)):
                 name = target.rstrip("/")
                 if name not in seen:
                     seen.add(name)
                     todo.append(name)
             elif target not in files:
                 files[target] = {"name": target, "size": None, "type": "file"}
-    return files, refused, unlisted
+    return Listing(files, refused, unlisted, root)
 
 
-async def _page(fs: Any, url: str, root: str, seconds: float | None) -> str:
-    """The index page at ``url`` (a redirect to the same folder spelled otherwise followed once); ``PageRefused`` for
-    an error status, a redirect elsewhere, or a page past ``MAX_PAGE_BYTES``; ``FileNotFoundError`` for the root's 404."""
+async def _page(fs: Any, url: str, root: str, seconds: float | None) -> tuple[str, str]:
+    """(the index page at ``url``, the folder it was found at): a move of the root's page on the same server, or of
+    a folder's within the root, is followed (``MAX_REDIRECTS`` at most); ``PageRefused`` for an error status, any
+    other move, or a page past ``MAX_PAGE_BYTES``; ``FileNotFoundError`` for the root's 404."""
     session = await fs.set_session()
-    for _ in range(2):
-        async with session.get(fs.encode_url(url), allow_redirects=False, **fs.kwargs) as r:
+    is_root = url.rstrip("/") == root
+    limit = whole_within(seconds)
+    for _ in range(MAX_REDIRECTS + 1):
+        async with session.get(fs.encode_url(url), allow_redirects=False, **fs.kwargs, **limit) as r:
             if 300 <= r.status < 400:
-                target = urljoin(url, r.headers.get("Location", ""))
-                if target.rstrip("/") == url.rstrip("/") and target != url:
-                    url = target
+                target = urljoin(url, r.headers.get("Location", "")).split("#", 1)[0]
+                folder = target.split("?", 1)[0].rstrip("/")
+                if target.rstrip("/") == url.rstrip("/") or (
+                    _same_server(url, target) if is_root else folder.startswith(root + "/")
+                ):
+                    url = folder + "/"
                     continue
-                raise PageRefused(f"the server answered HTTP {r.status}, moving it to {_shown(target)}; not followed")
-            if r.status == 404 and url.rstrip("/") == root:
+                where = "another server" if is_root else "out of the root"
+                raise PageRefused(f"the server answered HTTP {r.status}, moving it to {_shown(target)}; not followed ({where})")
+            if r.status == 404 and is_root:
                 raise FileNotFoundError(url)
             if r.status >= 400:
                 raise PageRefused(
@@ -114,12 +142,24 @@ async def _page(fs: Any, url: str, root: str, seconds: float | None) -> str:
                 )
             mimetype = r.headers.get("Content-Type", "").partition(";")[0].strip() or None
             if mimetype not in ("text/html", None):
-                return ""
+                return "", url.rstrip("/")
             body = await _body(r, MAX_PAGE_BYTES + 1)
             if len(body) > MAX_PAGE_BYTES:
                 raise PageRefused(f"its index page is larger than {MAX_PAGE_BYTES:,} bytes; not read")
-            return str(body.decode(errors="ignore"))
-    raise PageRefused("the server moved it again and again; not followed")
+            return str(body.decode(errors="ignore")), url.rstrip("/")
+    raise PageRefused(f"the server moved it more than {MAX_REDIRECTS} times (last to {_shown(url)}); not followed")
+
+
+def _same_server(url: str, target: str) -> bool:
+    """Whether ``target`` is on ``url``'s server: the same host and port, or its https (an upgrade, never a downgrade)."""
+    old, new = urlsplit(url), urlsplit(target)
+    if new.scheme not in _PORTS or (old.scheme, new.scheme) == ("https", "http"):
+        return False
+    if (old.hostname or "").lower() != (new.hostname or "").lower() or new.username or new.password:
+        return False
+    old_port, new_port = old.port or _PORTS[old.scheme], new.port or _PORTS[new.scheme]
+    upgraded = old.scheme != new.scheme and (old_port, new_port) == (80, 443)
+    return old_port == new_port or upgraded
 
 
 async def _body(r: Any, most: int) -> bytes:
@@ -135,11 +175,11 @@ async def _body(r: Any, most: int) -> bytes:
     return b"".join(chunks)[:most]
 
 
-async def _moves_to_folder(fs: Any, url: str) -> bool:
+async def _moves_to_folder(fs: Any, url: str, seconds: float | None) -> bool:
     """Whether a link without ``/`` (``ep_x``) is a folder: its server moves it to ``ep_x/`` (as stock servers do)."""
     session = await fs.set_session()
     try:
-        async with session.head(fs.encode_url(url), allow_redirects=False, **fs.kwargs) as r:
+        async with session.head(fs.encode_url(url), allow_redirects=False, **fs.kwargs, **whole_within(seconds)) as r:
             location = r.headers.get("Location", "")
             return bool(300 <= r.status < 400 and urljoin(url, location).split("?", 1)[0] == url + "/")
     except Exception:  # said, if it is a file, when it is read

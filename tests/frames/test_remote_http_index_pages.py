@@ -41,7 +41,7 @@ def test_a_long_index_page_is_read_whole(tmp_path: Path, served: str) -> None:
     for name in names:
         (tmp_path / "runs" / name).mkdir(parents=True)
         (tmp_path / "runs" / name / "events.jsonl").write_text("{}\n")
-    files, refused, unlisted = weblisting.walk(fsspec.filesystem("http"), served + "/runs/", 30)
+    files, refused, unlisted, _root = weblisting.walk(fsspec.filesystem("http"), served + "/runs/", 30)
     walked = {url.split("/")[-2] for url in files}
     assert sorted(names - walked)[:3] == [] and len(walked) == 3000
     assert refused == {} and unlisted == {}
@@ -51,7 +51,7 @@ def test_an_index_page_past_the_limit_is_refused(tmp_path: Path, served: str, mo
     (tmp_path / "runs" / "ep_a").mkdir(parents=True)
     (tmp_path / "runs" / "ep_a" / "index.html").write_text("<html>" + "x" * 300_000 + "</html>")
     monkeypatch.setattr(weblisting, "MAX_PAGE_BYTES", 200_000)
-    files, refused, unlisted = weblisting.walk(fsspec.filesystem("http"), served + "/runs/", 30)
+    files, refused, unlisted, _root = weblisting.walk(fsspec.filesystem("http"), served + "/runs/", 30)
     assert files == {}
     assert "larger than 200,000 bytes" in unlisted[served + "/runs/ep_a"]
 
