@@ -9,7 +9,9 @@ the server's answer (HEAD's Content-Length), or counted while reading, never tak
 memory). Every request of an http(s) source waits at most ``IDLE_S`` (or ``$NOESIS_NB_REMOTE_TIMEOUT_S`` when less) to
 connect or between two reads, and an index page or a HEAD at most ``$NOESIS_NB_REMOTE_TIMEOUT_S`` (``TIMEOUT_S``) in
 all: a server that accepts and never answers, or trickles, is a problem naming the file, never a frozen cell. A file
-body has no total limit (a 1 GiB log at a steady 5 MB/s takes 200 s): its size limit and the idle limit bound it.
+body's total limit grows with its bytes: ``$NOESIS_NB_REMOTE_TIMEOUT_S`` plus one second per ``SLOWEST_BYTES_PER_S``
+(a 1 GiB log at a steady 5 MB/s takes 200 s and is read; a server sending a byte every few seconds, never idle long
+enough for the idle limit, is stopped once it falls behind that pace).
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ __all__ = [
     "TIMEOUT_S",
     "IDLE_S",
     "MAX_REMOTE_BYTES",
+    "SLOWEST_BYTES_PER_S",
     "within_limit",
 ]
 
@@ -52,6 +55,8 @@ TIMEOUT_ENV = REMOTE_TIMEOUT_ENV
 TIMEOUT_S = 120.0
 #: seconds to connect, or to wait between two reads of a body (at most the total)
 IDLE_S = 30.0
+#: the slowest average pace a file body may keep past its first ``timeout_s()`` seconds (bytes a second)
+SLOWEST_BYTES_PER_S = 64 * 1024
 #: bytes of one remote file other than a run document read at most (an event log); set it on this module to read more
 MAX_REMOTE_BYTES = 1 << 30
 
@@ -132,7 +137,8 @@ def timed_out_said(url: str, seconds: float | None) -> str:
     else:
         within = f"timed out after {seconds:g} s"
     return (
-        f"{within}: the server took the request but did not answer in time, or sent too slowly; check that the "
+        f"{within}: the server took the request but did not answer in time, or sent too slowly (a file's body "
+        f"may take that plus a second per {SLOWEST_BYTES_PER_S:,} bytes); check that the "
         f"server is up, or give it more time ({TIMEOUT_ENV}=<seconds>, default {TIMEOUT_S:g})"
     )
 
@@ -218,7 +224,7 @@ def fetch(fs: Any, path: str, url: str, size: int | None, seconds: float | None 
         raise BadFile(url, _past_limit(size, "its size said"))
     failed: Exception | None = None
     try:
-        data = _read_at_most(fs, path, limit) if size is None else fs.cat_file(path)
+        data = _read_at_most(fs, path, limit, seconds) if size is None else _read_whole(fs, path, size, seconds)
     except BadFile:
         raise
     except Exception as exc:
@@ -247,12 +253,37 @@ def _past_limit(size: int, how: str) -> str:
     )
 
 
-def _read_at_most(fs: Any, path: str, most: int) -> bytes | None:
+def _allowed_s(seconds: float, size: int) -> float:
+    """Seconds a body of ``size`` bytes may take in all: ``seconds``, plus its bytes at ``SLOWEST_BYTES_PER_S``."""
+    return seconds + size / SLOWEST_BYTES_PER_S
+
+
+def _read_whole(fs: Any, path: str, size: int, seconds: float | None) -> bytes:
+    """The body of ``path`` whose size was said, within ``_allowed_s`` in all (``seconds`` None: the caller's own
+    ``timeout`` or no limit of ours). ``fs.cat_file(path, timeout=…)`` would hand ``timeout`` to fsspec's ``sync``."""
+    if seconds is None or not hasattr(fs, "_cat_file"):
+        return bytes(fs.cat_file(path))
+    import aiohttp
+    from fsspec.asyn import sync
+
+    idle = min(IDLE_S, seconds)
+    limit = aiohttp.ClientTimeout(total=_allowed_s(seconds, size), connect=idle, sock_connect=idle, sock_read=idle)
+
+    async def cat() -> bytes:
+        return bytes(await fs._cat_file(path, timeout=limit))
+
+    got: bytes = sync(fs.loop, cat)
+    return got
+
+
+def _read_at_most(fs: Any, path: str, most: int, seconds: float | None = None) -> bytes | None:
     """The bytes of ``path`` when they are at most ``most``, else None: streamed, and never more than ``most`` + 1
-    held (the body of a file larger than that is neither read on nor joined)."""
+    held (the body of a file larger than that is neither read on nor joined). With ``seconds``, a body falling
+    behind ``_allowed_s`` for the bytes it has sent raises ``TimeoutError`` (a trickle never idle for long)."""
     most += 1
     parts: list[bytes] = []
     got = 0
+    began = time.monotonic()
     with fs.open(path, "rb", block_size=0) as fh:
         while got < most:
             chunk = fh.read(min(_CHUNK, most - got))
@@ -260,4 +291,6 @@ def _read_at_most(fs: Any, path: str, most: int) -> bytes | None:
                 break
             parts.append(chunk)
             got += len(chunk)
+            if seconds is not None and time.monotonic() - began > _allowed_s(seconds, got):
+                raise TimeoutError(f"the body fell behind {SLOWEST_BYTES_PER_S:,} bytes a second")
     return None if got >= most else b"".join(parts)

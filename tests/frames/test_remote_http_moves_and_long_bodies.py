@@ -23,6 +23,7 @@ import pytest
 
 import noesis_nb
 from noesis_nb.errors import RunsDirError
+from noesis_nb.frames import remotefetch
 
 from .runkit import basic_events, hand_summary, write_run
 
@@ -141,16 +142,20 @@ def test_a_root_moving_in_a_loop_is_refused_after_a_few_moves(runs: Path, serve:
 # -- file bodies: no total limit, an idle one ----------------------------------------------------------------------
 
 
-def _slow_log(runs: Path, release: threading.Event, pieces: int, pause: float) -> Answer:
-    """An answer sending ep_a's event log in ``pieces`` parts ``pause`` seconds apart (its HEAD at once)."""
+def _slow_log(runs: Path, release: threading.Event, pieces: int, pause: float, sized: bool = True) -> Answer:
+    """An answer sending ep_a's event log in ``pieces`` parts ``pause`` seconds apart (its HEAD at once); ``sized``
+    False: neither the HEAD nor the body says its size (read to the connection's end)."""
     body = (runs / "ep_a" / "events.jsonl").read_bytes()
 
     def answer(handler: SimpleHTTPRequestHandler, head: bool) -> bool:
-        if head or handler.path.split("?")[0] != "/runs/ep_a/events.jsonl":
+        if handler.path.split("?")[0] != "/runs/ep_a/events.jsonl" or (head and sized):
             return False
         handler.send_response(200)
-        handler.send_header("Content-Length", str(len(body)))
+        if sized:
+            handler.send_header("Content-Length", str(len(body)))
         handler.end_headers()
+        if head:
+            return True
         step = -(-len(body) // pieces)
         for start in range(0, len(body), step):
             if release.wait(pause):
@@ -170,6 +175,9 @@ def test_an_event_log_streamed_steadily_past_the_timeout_is_read_whole(
     runs: Path, serve: Serve, release: threading.Event, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("NOESIS_NB_REMOTE_TIMEOUT_S", "1")
+    size = (runs / "ep_a" / "events.jsonl").stat().st_size
+    # a large log at a fair pace, scaled down: the pace allowed makes this small log's allowance 1 + 10 s
+    monkeypatch.setattr(remotefetch, "SLOWEST_BYTES_PER_S", size / 10)
     base = serve(runs, _slow_log(runs, release, pieces=30, pause=0.1))  # ~3 s in all, a piece each 0.1 s
     events = noesis_nb.events_df(base + "/runs/", cache=False)
     assert not events.attrs.get("errors"), _reasons(events)
@@ -186,4 +194,21 @@ def test_an_event_log_pausing_past_the_idle_limit_is_a_timeout_naming_it(
     reasons = _reasons(events)
     said = reasons.get(f"{base}/runs/ep_a/events.jsonl", "")
     assert "timed out after 1 s" in said and "NOESIS_NB_REMOTE_TIMEOUT_S" in said, reasons
+    assert set(events["episode_id"]) >= {"ep_b"}
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("sized", [True, False], ids=["size-said", "size-unsaid"])
+def test_an_event_log_trickled_never_idle_is_stopped_once_behind_the_slowest_pace(
+    runs: Path, serve: Serve, release: threading.Event, monkeypatch: pytest.MonkeyPatch, sized: bool
+) -> None:
+    """A server sending a piece every 0.1 s (never idle for the 1 s idle limit) for 8 s: without a pace the body is
+    read whole however long; its bytes fall behind ``SLOWEST_BYTES_PER_S`` past the first second, so it is a timeout
+    problem and the log is not read (its events absent, ep_b still loaded)."""
+    monkeypatch.setenv("NOESIS_NB_REMOTE_TIMEOUT_S", "1")
+    base = serve(runs, _slow_log(runs, release, pieces=80, pause=0.1, sized=sized))
+    events = noesis_nb.events_df(base + "/runs/", cache=False)
+    reasons = _reasons(events)
+    said = reasons.get(f"{base}/runs/ep_a/events.jsonl", "")
+    assert "timed out after 1 s" in said and "bytes" in said, reasons
     assert set(events["episode_id"]) >= {"ep_b"}
