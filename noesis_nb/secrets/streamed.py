@@ -307,7 +307,10 @@ def _cuts(texts: list[str], find: Callable[[str], set[str]], *, final: bool) -> 
             touched = [i for i, (a, b) in enumerate(bounds) if a < stop and b > at]
             # a value inside one piece is that piece's own, unless only the pieces before show it (``password=``)
             alone = len(touched) == 1 and value in find(texts[touched[0]])
-            if not alone and _glued_words(joined, [bounds[i] for i in touched], at, stop):
+            if not alone and (
+                _glued_words(joined, [bounds[i] for i in touched], at, stop)
+                or _whole_then_words(joined, texts, touched, bounds, at, stop, find)
+            ):
                 at = joined.find(value, at + 1)
                 continue
             if not alone and (final or stop < len(joined) or len(value) >= GOES_ON):
@@ -328,6 +331,26 @@ def _glued_words(joined: str, bounds: list[tuple[int, int]], at: int, stop: int)
     if not all(p.strip(_MARKS).isalpha() for p in parts):
         return False
     return all((left[-1:].islower() or left[-1:] in _MARKS) and right[:1].isupper() for left, right in zip(parts, parts[1:]))
+
+
+def _whole_then_words(
+    joined: str,
+    texts: list[str],
+    touched: list[int],
+    bounds: list[tuple[int, int]],
+    at: int,
+    stop: int,
+    find: Callable[[str], set[str]],
+) -> bool:
+    """Whether the value at ``joined[at:stop]`` is a secret already whole in its first piece (that piece alone finds
+    it, hidden there) read on into the next pieces' letters: ``the key is sk-…`` then a message ``before`` is the
+    key and a word, not a longer key hiding ``before``. A key cut inside a stream leaves a head no detector finds
+    alone (``sk-proj-Qop``), and a random tail holds more than letters."""
+    a, b = bounds[touched[0]]
+    head = joined[max(a, at) : b]
+    if len(touched) < 2 or head not in find(texts[touched[0]]):
+        return False
+    return all(joined[bounds[i][0] : min(bounds[i][1], stop)].isalpha() for i in touched[1:])
 
 
 _MARKS = ".,;:!?"  # the marks ending a sentence or a clause (``incorrect.`` then ``The …``)
