@@ -108,11 +108,18 @@ def _still_empty(root: str) -> list[tuple[str, str]]:
     """The folders of ``root`` named like a run (``ep_…``) that its last scan found holding no run, and still do (a
     folder becomes a run by files put into it, which leave the root's own stamp as it was): looked at again, they
     are few; the runs are not (no system call a run)."""
-    return [
-        (child, NO_RUN_FILES)
-        for child in _NO_RUN_FOLDERS.get(root, ())
-        if not _probe(child)[0] and not any(_probe(grand)[0] for grand, _ in _children(child))
-    ]
+    said: list[tuple[str, str]] = []
+    for child in _NO_RUN_FOLDERS.get(root, ()):
+        if _probe(child)[0]:
+            continue
+        kept = _NOT_RUNS.get(child)  # its sub-folders as last listed, while its stamp holds (no listing again)
+        try:
+            grands = kept[1] if kept is not None and _stamp(os.stat(child)) == kept[0] else _children(child)
+        except OSError:  # gone since
+            continue
+        if not any(_probe(grand)[0] for grand, _ in grands):
+            said.append((child, NO_RUN_FILES))
+    return said
 
 
 def _stamp(st: os.stat_result) -> _Stamp:

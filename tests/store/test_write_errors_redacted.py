@@ -6,6 +6,7 @@ import pytest
 
 from noesis_nb._jsonio import atomic_write_bytes, atomic_write_json
 from noesis_nb.errors import EventLogIntegrityError, RunGoneError, RunWriteError
+from noesis_nb.secrets.hiddenparts import unmarked  # a hidden folder is shown [REDACTED:<mark>]
 from noesis_nb.store import read_events
 
 KEY = "sk-proj-" + "Qm7vR2xK9pL4wT8nB3cF6hJ1dS5gZ0aY"
@@ -23,7 +24,7 @@ def test_a_folder_in_a_documents_place_is_named_without_the_key_in_its_path(tmp_
     (run / "summary.json").mkdir()  # a crafted run: a folder where the document goes
     with pytest.raises(RunWriteError) as info:
         write(run / "summary.json")
-    message = str(info.value)
+    message = unmarked(str(info.value))
     assert KEY not in message and KEY[:20] not in message
     assert "[REDACTED]" in message
     assert "ep_01M90802TAZB1PJ1XQQ3SMC5DH/summary.json" in message  # the file is still named
@@ -38,7 +39,7 @@ def test_a_corrupt_event_line_is_named_without_the_key_in_its_path(tmp_path):
     log.write_bytes(b'{"id": "a", "phase": "act"}\n[1, 2]\n{"id": "b", "phase": "act"}\n')
     with pytest.raises(EventLogIntegrityError) as info:
         read_events(log, strict=True)
-    message = str(info.value)
+    message = unmarked(str(info.value))
     assert KEY not in message and "[REDACTED]" in message
     assert "events.jsonl, line 2" in message
 
@@ -47,10 +48,10 @@ def test_a_run_moved_away_names_both_places_without_the_key(tmp_path):
     run = _root(tmp_path)
     moved = tmp_path / f"elsewhere-{KEY}"
     run.rename(moved)
-    message = str(RunGoneError(run, str(moved)))
+    message = unmarked(str(RunGoneError(run, str(moved))))
     assert KEY not in message
     assert f"moved to {tmp_path}/[REDACTED] " in message and f"resume_run('{tmp_path}/[REDACTED]')" in message
-    log_only = str(RunGoneError(moved, str(tmp_path / f"log-{KEY}.jsonl"), log_only=True))
+    log_only = unmarked(str(RunGoneError(moved, str(tmp_path / f"log-{KEY}.jsonl"), log_only=True)))
     assert KEY not in log_only and f"is now {tmp_path}/[REDACTED]" in log_only
     assert f"move it back to {tmp_path}/[REDACTED]/events.jsonl" in log_only
 
@@ -63,7 +64,7 @@ def test_a_frame_load_refused_under_strict_names_the_file_without_the_key(tmp_pa
     (run / "summary.json").write_bytes(b'{"episode_id": "ep_01M90802TAZB1PJ1XQQ3SMC5DH", "metrics": ')  # cut short
     with pytest.raises(RunLoadError) as info:
         runs_df(run.parent, strict=True)
-    message = str(info.value)
+    message = unmarked(str(info.value))
     assert KEY not in message and "[REDACTED]/ep_01M90802TAZB1PJ1XQQ3SMC5DH/" in message
     assert "strict=False" in message
 
@@ -87,5 +88,5 @@ def test_a_run_file_read_or_written_in_a_crafted_run_is_named_without_the_key(tm
     with pytest.raises(UnsafeRunPathError) as linked:
         run_path(run, "tool_invocations", "approvals", "x.json", mkdir=True)
     for info in (read, written, linked):
-        message = str(info.value)
+        message = unmarked(str(info.value))
         assert KEY not in message and "[REDACTED]/ep_01M90802TAZB1PJ1XQQ3SMC5DH/" in message
