@@ -521,10 +521,10 @@ def decide_draft(
             raise
         run_dir = gone.run_dir  # its handle says the run was removed or moved (RunGoneError), not "no such run"
     refuse_odd_seal(run_dir)  # a folder or link where final.json or manifest.json goes: no decision is written
-    _refuse_no_run(run_dir)
     live = live_handles().get(run_dir.name)
     if live is not None and live.run_dir.resolve() == run_dir.resolve():
         return live._decide(draft_id, approve, approver_id, reason)  # the caller's function says a decision that stands
+    _refuse_no_run(run_dir)  # after a live episode's own say (its folder removed or moved: RunGoneError)
     unread: list[EventLogCorruption] = []  # lines of the log a pause may be on
     if draft_id is None:  # the draft (or veto) the run is paused on; a late decision gets the first one back
         sealed = is_sealed(run_dir)
