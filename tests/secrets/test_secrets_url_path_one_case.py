@@ -18,6 +18,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from noesis_nb.secrets import REDACTED_VALUE, redact
+from noesis_nb.secrets.guard import known_everywhere
 
 ALNUM = string.ascii_letters + string.digits
 HEADS = ["https://docs.google.com/document/d/", "https://example.com/files/", "http://127.0.0.1:8000/v1/blobs/",
@@ -135,4 +136,7 @@ _WORD = st.sampled_from(["docs", "latest", "reference", "api", "blob", "main", "
 def test_generated_ordinary_paths_stay(host: str, parts: list[str], uuid: str, file: str) -> None:
     # (a UUID stands last but for a file: the path after one in the middle is judged as one word, kept apart here)
     url = f"https://{host}/" + "/".join(parts) + "/" + uuid + file
+    # a value an earlier test's run learned as a secret (a key cut at slashes, drawn from the same strategies) is
+    # rightly hidden wherever it appears: such a path is no ordinary one for this process
+    assume(not any(value in url for value in known_everywhere()))
     assert redact({"text": url})[0]["text"] == url
