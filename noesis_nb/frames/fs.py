@@ -126,6 +126,7 @@ class RemoteFS:
         self._failed: dict[str, BadFile] = {}  # listed files the server would not even size
         self.refused: dict[str, str] = {}  # links of an http listing not followed (leaving the root): link -> why
         self.unlisted: dict[str, str] = {}  # folders of an http root whose index page gave no listing: folder -> why
+        self.moved: dict[str, str] = {}  # roots of an http source whose page moved on its server: asked -> where found
 
     def join(self, base: str, *parts: str) -> str:
         return "/".join([base.rstrip("/"), *parts])
@@ -146,7 +147,10 @@ class RemoteFS:
         found: dict[str, Any] = {}
         try:
             if web:  # each link and folder not followed is said (``weblisting``), not dropped
+                asked = root
                 found, refused, unlisted, root = walk(self.fs, root, self.timeout_s)  # root: where its page moved
+                if root != asked:
+                    self.moved[asked] = root
                 self.refused.update(refused)
                 self.unlisted.update(unlisted)
             else:

@@ -11,7 +11,8 @@ connect or between two reads, and an index page or a HEAD at most ``$NOESIS_NB_R
 all: a server that accepts and never answers, or trickles, is a problem naming the file, never a frozen cell. A file
 body's total limit grows with its bytes: ``$NOESIS_NB_REMOTE_TIMEOUT_S`` plus one second per ``SLOWEST_BYTES_PER_S``
 (a 1 GiB log at a steady 5 MB/s takes 200 s and is read; a server sending a byte every few seconds, never idle long
-enough for the idle limit, is stopped once it falls behind that pace).
+enough for the idle limit, is stopped once it falls behind that pace). A file's request follows a move only as an
+index page's does (``webmoves``): on its own server, 5 moves at most; any other is a problem naming where it led.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from ..secrets.quoted import quoted_text
 from ..store.runfiles import MAX_DOCUMENT_BYTES
 from ..store.runfiles import UnreadableRunFile as BadFile
 from ..store.runfiles import _too_large as too_large
+from .webmoves import MoveRefused, guard
 
 __all__ = [
     "fetch",
@@ -90,15 +92,18 @@ def with_timeout(options: dict[str, Any] | None) -> tuple[dict[str, Any], float 
     """http(s) ``storage_options`` bounding every request (aiohttp's ``ClientTimeout``: connecting and each read within
     ``IDLE_S`` or ``timeout_s()`` when less; no total, which would refuse a large file on a slow steady link), and
     ``timeout_s()``, the total ``whole_within`` gives index pages and HEADs; a ``timeout`` the caller gave in
-    ``client_kwargs`` is kept as given (seconds None: said as theirs)."""
+    ``client_kwargs`` is kept as given (seconds None: said as theirs). Every request follows a move only as
+    ``webmoves`` allows (the same server, 5 moves at most)."""
     options = dict(options or {})
     client = dict(options.get("client_kwargs") or {})
-    if "timeout" in client:
-        return options, None
     try:
         import aiohttp
     except ImportError:  # fsspec's http file system then says which package to install
         return options, None
+    traces = list(client.get("trace_configs") or ())
+    client["trace_configs"] = traces if guard() in traces else [*traces, guard()]  # moves as index pages take them
+    if "timeout" in client:
+        return {**options, "client_kwargs": client}, None
     total = timeout_s()
     idle = min(IDLE_S, total)
     client["timeout"] = aiohttp.ClientTimeout(total=None, connect=idle, sock_connect=idle, sock_read=idle)
@@ -128,6 +133,16 @@ def timed_out(exc: BaseException) -> bool:
     return False
 
 
+def _refused_move(exc: BaseException) -> MoveRefused | None:
+    """The ``MoveRefused`` ``exc`` is or wraps (fsspec says a HEAD it could not make a ``FileNotFoundError``)."""
+    seen: BaseException | None = exc
+    for _ in range(8):
+        if seen is None or isinstance(seen, MoveRefused):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
 def timed_out_said(url: str, seconds: float | None) -> str:
     """What a request that ran out of time says: how long, and what to do."""
     if seconds is None:
@@ -145,6 +160,12 @@ def timed_out_said(url: str, seconds: float | None) -> str:
 
 def unreadable(url: str, exc: BaseException, seconds: float | None = None) -> BadFile:
     """The problem of a listed file whose read failed: the HTTP status (or the error) and what to check."""
+    if (move := _refused_move(exc)) is not None:
+        return BadFile(
+            url,
+            f"listed by the source, but reading it was refused ({move.why}); its contents are unknown: a file of an "
+            "http(s) source is read on its own server only. Load the runs from where they are, or copy them there",
+        )
     if timed_out(exc):
         return BadFile(url, f"listed by the source, but reading it {timed_out_said(url, seconds)}; its contents are unknown")
     cause: BaseException | None = exc

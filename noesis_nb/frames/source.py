@@ -422,12 +422,15 @@ def _resolve_remote(url: str, storage_options: dict[str, Any] | None, remotes: d
     if any(ch in path for ch in "*?["):
         base = path.split("*", 1)[0].split("?", 1)[0].split("[", 1)[0].rsplit("/", 1)[0]
         runs = fs.scan(base)
+        pattern = path
+        if (moved := fs.moved.get(base.rstrip("/"))) is not None:  # the root's page moved: its runs are named there
+            pattern, base = moved + path[len(base.rstrip("/")) :], moved
         import fnmatch
 
         matched = [
             r
             for r in runs
-            if fnmatch.fnmatch(r, path.rstrip("/")) or any(fnmatch.fnmatch(p, path.rstrip("/")) for p in _parents(r, base))
+            if fnmatch.fnmatch(r, pattern.rstrip("/")) or any(fnmatch.fnmatch(p, pattern.rstrip("/")) for p in _parents(r, base))
         ]
         if not matched:
             raise RunNotFoundError(f"the glob {quoted(fs.url(path))} matches nothing; check the pattern or pass the runs root")

@@ -9,16 +9,23 @@ dropped. Here each page is asked without following redirects blindly: the root's
 there); a folder's page moving within the root is followed; any other move is not. A link leaving the root is
 ``refused`` (one problem row each), a folder of the root whose page cannot be read is ``unlisted`` with why (its runs
 unknown, not absent), and the other folders still load. Only the root's own page failing fails the load.
+
+The whole walk takes at most the seconds one page may ($NOESIS_NB_REMOTE_TIMEOUT_S): folder pages are asked
+``PAGES_AT_ONCE`` at a time, each within what is left, and a folder not listed by then is ``unlisted`` saying so.
+Asked one after another, a server sending each page just within the limit held a load that limit per folder.
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Any, NamedTuple
 from urllib.parse import unquote, urljoin, urlsplit
 
 from ..secrets.quoted import quoted_text
-from .remotefetch import timed_out, timed_out_said, whole_within
+from .remotefetch import TIMEOUT_ENV, TIMEOUT_S, timed_out, timed_out_said, whole_within
+from .webmoves import MAX_REDIRECTS, same_server
+from .webmoves import shown as _shown
 
 __all__ = ["walk", "MAX_PAGE_BYTES"]
 
@@ -30,9 +37,9 @@ MAX_PAGE_BYTES = 64 << 20
 _HREF = re.compile(r"""<[aA]\s[^<>]*?(?<=\s)(?:href|HREF)\s*=\s*["'](?P<url>[^"']+)""")
 _BARE = re.compile(r"""(?P<url>http[s]?://[-a-zA-Z0-9@:%_+.~#?&/=]+)""")
 _PARENT = ("..", "../")  # a server's "parent directory" link: not a link of the listing
-#: redirects one index page may make before it is refused (a loop, or a chain no server needs)
-MAX_REDIRECTS = 5
-_PORTS = {"http": 80, "https": 443}
+#: folder pages (and questions whether a link is a folder) asked at once: a slow server holds a load about one
+#: timeout in all, not one per folder
+PAGES_AT_ONCE = 8
 
 
 class Listing(NamedTuple):
@@ -62,57 +69,119 @@ def walk(fs: Any, root: str, seconds: float | None) -> Listing:
 
 
 async def _walk(fs: Any, root: str, seconds: float | None) -> Listing:
-    files: dict[str, dict[str, Any]] = {}
-    refused: dict[str, str] = {}
-    unlisted: dict[str, str] = {}
-    todo, seen = [root], {root}
-    while todo:
-        folder = todo.pop(0)
-        try:
-            text, moved = await _page(fs, folder + "/", root, seconds)
-            if folder == root:
-                root = folder = moved
-                seen.add(root)
-            elif moved != folder:  # within the root (``_page`` refuses any other move): listed once, where it is
-                if moved in seen:
-                    continue
-                seen.add(moved)
-                folder = moved
-        except PageRefused as exc:
-            if folder == root:
-                raise
-            unlisted[folder] = exc.why
+    deadline = None if seconds is None else asyncio.get_running_loop().time() + seconds
+    found = Listing({}, {}, {}, root)
+    try:
+        text, moved = await _page(fs, root + "/", root, seconds)
+    except PageRefused:
+        raise
+    except Exception as exc:  # the connection's own (refused, reset, timed out)
+        if isinstance(exc, OSError) and not timed_out(exc):
+            raise FileNotFoundError(root) from exc  # not reached: said as a root that is not there, with why
+        raise
+    found = found._replace(root=moved)
+    seen = {root, moved}
+    pages = asyncio.Semaphore(PAGES_AT_ONCE)
+    tasks: set[asyncio.Task[None]] = set()
+
+    async def visit(folder: str) -> None:
+        async with pages:
+            left = _left(deadline)
+            if left is not None and left <= 0:
+                found.unlisted[folder] = _late_said(seconds)
+                return
+            try:
+                text, moved = await _page(fs, folder + "/", found.root, left)
+            except PageRefused as exc:
+                found.unlisted[folder] = exc.why
+                return
+            except Exception as exc:  # the connection's own (refused, reset, timed out)
+                found.unlisted[folder] = _failed_said(exc, folder, seconds, _left(deadline))
+                return
+        if moved != folder:  # within the root (``_page`` refuses any other move): listed once, where it is
+            if moved in seen:
+                return
+            seen.add(moved)
+        await follow(moved, text)
+
+    async def follow(folder: str, text: str) -> None:
+        for name in await _links_of(fs, folder, text, found, deadline):
+            if name not in seen:
+                seen.add(name)
+                task = asyncio.ensure_future(visit(name))
+                tasks.add(task)
+
+    try:
+        await follow(found.root, text)
+        while tasks:  # each folder's page in turn starts its own folders' tasks
+            await tasks.pop()
+    finally:
+        for task in tasks:  # only when one failed: none is left running
+            task.cancel()
+    return found
+
+
+def _left(deadline: float | None) -> float | None:
+    """Seconds until ``deadline`` (None: no deadline of ours)."""
+    return None if deadline is None else deadline - asyncio.get_running_loop().time()
+
+
+def _failed_said(exc: BaseException, folder: str, seconds: float | None, left: float | None) -> str:
+    """Why a folder's page request failed: the listing's time ran out (``left`` seconds of it are left), the page's
+    own wait, or the connection's error."""
+    if not timed_out(exc):
+        return _error_said(exc)
+    return _late_said(seconds) if left is not None and left < 0.05 else timed_out_said(folder, seconds)
+
+
+def _late_said(seconds: float | None) -> str:
+    """Why a folder's page was not listed: the whole listing's time ran out first."""
+    return (
+        f"not listed in time: listing the whole root may take {seconds:g} s, and they ran out before this folder's "
+        f"page was read (the server answered too slowly); check that the server is up, or give it more time "
+        f"({TIMEOUT_ENV}=<seconds>, default {TIMEOUT_S:g})"
+    )
+
+
+async def _links_of(fs: Any, folder: str, text: str, found: Listing, deadline: float | None) -> list[str]:
+    """The folders ``folder``'s page links inside the root, in order; its files go into ``found.files`` and the
+    links it makes out of the root into ``found.refused``. A link without ``/`` is asked whether it is a folder,
+    several at once, within what is left of the deadline."""
+    root = found.root
+    refused = found.refused
+    kept: list[tuple[str, bool]] = []
+    for link, href in _links(text):
+        target = _resolved(folder, link)
+        if target == "":
             continue
-        except Exception as exc:  # the connection's own (refused, reset, timed out)
-            if folder == root and isinstance(exc, OSError) and not timed_out(exc):
-                raise FileNotFoundError(folder) from exc  # not reached: said as a root that is not there, with why
-            if folder == root:
-                raise
-            unlisted[folder] = timed_out_said(folder, seconds) if timed_out(exc) else _error_said(exc)
+        if target is None:
+            if href:
+                refused.setdefault(_absolute(folder, link), _off_root_said(folder, link))
             continue
-        for link, href in _links(text):
-            target = _resolved(folder, link)
-            if target == "":
-                continue
-            if target is None:
-                if href:
-                    refused.setdefault(_absolute(folder, link), _off_root_said(folder, link))
-                continue
-            if not _within(target, root):
-                if href and not _ancestor(target, folder):  # a page's link to its parents is no link of the listing
-                    refused.setdefault(target, _off_root_said(folder, link))
-                continue
-            if (bad := _bad_part(root, target)) is not None:  # ``../x``, a name holding ``/`` once decoded
-                refused.setdefault(*bad)
-                continue
-            if target.endswith("/") or (not _has_suffix(target) and await _moves_to_folder(fs, target, seconds)):
-                name = target.rstrip("/")
-                if name not in seen:
-                    seen.add(name)
-                    todo.append(name)
-            elif target not in files:
-                files[target] = {"name": target, "size": None, "type": "file"}
-    return Listing(files, refused, unlisted, root)
+        if not _within(target, root):
+            if href and not _ancestor(target, folder):  # a page's link to its parents is no link of the listing
+                refused.setdefault(target, _off_root_said(folder, link))
+            continue
+        if (bad := _bad_part(root, target)) is not None:  # ``../x``, a name holding ``/`` once decoded
+            refused.setdefault(*bad)
+            continue
+        kept.append((target, target.endswith("/") or _has_suffix(target)))
+    asks = asyncio.Semaphore(PAGES_AT_ONCE)
+
+    async def is_folder(target: str, known: bool) -> bool:
+        if known:
+            return target.endswith("/")
+        async with asks:
+            return await _moves_to_folder(fs, target, _left(deadline))
+
+    answers = await asyncio.gather(*(is_folder(target, known) for target, known in kept))
+    folders = []
+    for (target, _), folder_too in zip(kept, answers):
+        if folder_too:
+            folders.append(target.rstrip("/"))
+        elif target not in found.files:
+            found.files[target] = {"name": target, "size": None, "type": "file"}
+    return folders
 
 
 async def _page(fs: Any, url: str, root: str, seconds: float | None) -> tuple[str, str]:
@@ -128,7 +197,7 @@ async def _page(fs: Any, url: str, root: str, seconds: float | None) -> tuple[st
                 target = urljoin(url, r.headers.get("Location", "")).split("#", 1)[0]
                 folder = target.split("?", 1)[0].rstrip("/")
                 if target.rstrip("/") == url.rstrip("/") or (
-                    _same_server(url, target) if is_root else folder.startswith(root + "/")
+                    same_server(url, target) if is_root else folder.startswith(root + "/")
                 ):
                     url = folder + "/"
                     continue
@@ -150,18 +219,6 @@ async def _page(fs: Any, url: str, root: str, seconds: float | None) -> tuple[st
     raise PageRefused(f"the server moved it more than {MAX_REDIRECTS} times (last to {_shown(url)}); not followed")
 
 
-def _same_server(url: str, target: str) -> bool:
-    """Whether ``target`` is on ``url``'s server: the same host and port, or its https (an upgrade, never a downgrade)."""
-    old, new = urlsplit(url), urlsplit(target)
-    if new.scheme not in _PORTS or (old.scheme, new.scheme) == ("https", "http"):
-        return False
-    if (old.hostname or "").lower() != (new.hostname or "").lower() or new.username or new.password:
-        return False
-    old_port, new_port = old.port or _PORTS[old.scheme], new.port or _PORTS[new.scheme]
-    upgraded = old.scheme != new.scheme and (old_port, new_port) == (80, 443)
-    return old_port == new_port or upgraded
-
-
 async def _body(r: Any, most: int) -> bytes:
     """The response's body up to ``most`` bytes, read to its end: one ``read(n)`` gives only what is buffered yet (a
     long page was cut short, its later runs silently not listed)."""
@@ -177,6 +234,8 @@ async def _body(r: Any, most: int) -> bytes:
 
 async def _moves_to_folder(fs: Any, url: str, seconds: float | None) -> bool:
     """Whether a link without ``/`` (``ep_x``) is a folder: its server moves it to ``ep_x/`` (as stock servers do)."""
+    if seconds is not None and seconds <= 0:  # the listing's time is out: said, if it is a file, when it is read
+        return False
     session = await fs.set_session()
     try:
         async with session.head(fs.encode_url(url), allow_redirects=False, **fs.kwargs, **whole_within(seconds)) as r:
@@ -259,13 +318,6 @@ def _off_root_said(folder: str, link: str) -> str:
     if urlsplit(_plain(target)).netloc != urlsplit(_plain(folder)).netloc:
         return f"it leads to another host ({_shown(target)})"
     return "it leads out of the root"
-
-
-def _shown(url: str) -> str:
-    """A URL as a problem names it: no user part, query or fragment (they may hold a token)."""
-    parts = urlsplit(url)
-    host = parts.netloc.rsplit("@", 1)[-1]
-    return quoted_text(f"{parts.scheme}://{host}{parts.path}", 120)
 
 
 def _error_said(exc: BaseException) -> str:

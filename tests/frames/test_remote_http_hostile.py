@@ -24,7 +24,7 @@ import pytest
 
 import noesis_nb
 from noesis_nb.errors import InvalidOptionError, RunsDirError
-from noesis_nb.frames import remotefetch
+from noesis_nb.frames import remotefetch, webmoves
 
 from .runkit import basic_events, hand_summary, write_run
 
@@ -323,4 +323,6 @@ def test_a_bounded_wait_is_set_on_an_http_source_unless_one_is_given(monkeypatch
     default = remotefetch.with_timeout(None)[0]["client_kwargs"]["timeout"]
     assert default.total is None and default.sock_read == remotefetch.IDLE_S
     theirs = aiohttp.ClientTimeout(total=3)
-    assert remotefetch.with_timeout({"client_kwargs": {"timeout": theirs}}) == ({"client_kwargs": {"timeout": theirs}}, None)
+    kept, said = remotefetch.with_timeout({"client_kwargs": {"timeout": theirs}})
+    assert said is None and kept["client_kwargs"]["timeout"] is theirs  # moves are held to the one rule all the same
+    assert kept["client_kwargs"]["trace_configs"] == [webmoves.guard()]
