@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Callable
 from typing import Any, NamedTuple
 from urllib.parse import unquote, urljoin, urlsplit
 
@@ -104,12 +105,13 @@ async def _walk(fs: Any, root: str, seconds: float | None) -> Listing:
             seen.add(moved)
         await follow(moved, text)
 
+    def start(name: str) -> None:
+        if name not in seen:
+            seen.add(name)
+            tasks.add(asyncio.ensure_future(visit(name)))
+
     async def follow(folder: str, text: str) -> None:
-        for name in await _links_of(fs, folder, text, found, deadline):
-            if name not in seen:
-                seen.add(name)
-                task = asyncio.ensure_future(visit(name))
-                tasks.add(task)
+        await _links_of(fs, folder, text, found, seconds, deadline, start)
 
     try:
         await follow(found.root, text)
@@ -143,10 +145,13 @@ def _late_said(seconds: float | None) -> str:
     )
 
 
-async def _links_of(fs: Any, folder: str, text: str, found: Listing, deadline: float | None) -> list[str]:
-    """The folders ``folder``'s page links inside the root, in order; its files go into ``found.files`` and the
-    links it makes out of the root into ``found.refused``. A link without ``/`` is asked whether it is a folder,
-    several at once, within what is left of the deadline."""
+async def _links_of(
+    fs: Any, folder: str, text: str, found: Listing, seconds: float | None, deadline: float | None, start: Callable[[str], None]
+) -> None:
+    """``start`` each folder ``folder``'s page links inside the root (as soon as it is known); its files go into
+    ``found.files`` and the links it makes out of the root into ``found.refused``. A link without ``/`` is asked
+    whether it is a folder, several at once, within what is left of the deadline; one not answered by then is
+    ``found.unlisted``."""
     root = found.root
     refused = found.refused
     kept: list[tuple[str, bool]] = []
@@ -168,20 +173,30 @@ async def _links_of(fs: Any, folder: str, text: str, found: Listing, deadline: f
         kept.append((target, target.endswith("/") or _has_suffix(target)))
     asks = asyncio.Semaphore(PAGES_AT_ONCE)
 
-    async def is_folder(target: str, known: bool) -> bool:
+    async def is_folder(target: str, known: bool) -> bool | None:
+        """Whether ``target`` is a folder; None when the listing's time ran out before it was answered."""
         if known:
             return target.endswith("/")
         async with asks:
-            return await _moves_to_folder(fs, target, _left(deadline))
+            left = _left(deadline)
+            if left is not None and left <= 0:
+                return None
+            try:
+                return await _moves_to_folder(fs, target, left)
+            except Exception as exc:  # said, if it is a file, when it is read
+                late = timed_out(exc) and left is not None and (_left(deadline) or 0) < 0.05
+                return None if late else False
 
-    answers = await asyncio.gather(*(is_folder(target, known) for target, known in kept))
-    folders = []
-    for (target, _), folder_too in zip(kept, answers):
-        if folder_too:
-            folders.append(target.rstrip("/"))
+    async def take(target: str, known: bool) -> None:
+        folder_too = await is_folder(target, known)
+        if folder_too is None:  # maybe a folder: its runs unknown, not absent
+            found.unlisted.setdefault(target.rstrip("/"), _late_said(seconds))
+        elif folder_too:
+            start(target.rstrip("/"))
         elif target not in found.files:
             found.files[target] = {"name": target, "size": None, "type": "file"}
-    return folders
+
+    await asyncio.gather(*(take(target, known) for target, known in kept))
 
 
 async def _page(fs: Any, url: str, root: str, seconds: float | None) -> tuple[str, str]:
@@ -233,16 +248,12 @@ async def _body(r: Any, most: int) -> bytes:
 
 
 async def _moves_to_folder(fs: Any, url: str, seconds: float | None) -> bool:
-    """Whether a link without ``/`` (``ep_x``) is a folder: its server moves it to ``ep_x/`` (as stock servers do)."""
-    if seconds is not None and seconds <= 0:  # the listing's time is out: said, if it is a file, when it is read
-        return False
+    """Whether a link without ``/`` (``ep_x``) is a folder: its server moves it to ``ep_x/`` (as stock servers do);
+    the request's error raises."""
     session = await fs.set_session()
-    try:
-        async with session.head(fs.encode_url(url), allow_redirects=False, **fs.kwargs, **whole_within(seconds)) as r:
-            location = r.headers.get("Location", "")
-            return bool(300 <= r.status < 400 and urljoin(url, location).split("?", 1)[0] == url + "/")
-    except Exception:  # said, if it is a file, when it is read
-        return False
+    async with session.head(fs.encode_url(url), allow_redirects=False, **fs.kwargs, **whole_within(seconds)) as r:
+        location = r.headers.get("Location", "")
+        return bool(300 <= r.status < 400 and urljoin(url, location).split("?", 1)[0] == url + "/")
 
 
 def _links(text: str) -> list[tuple[str, bool]]:
