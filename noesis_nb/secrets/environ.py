@@ -5,7 +5,9 @@ writes, and views hide them (``guard.known_shown``). Read again at each run's st
 environment changed: a variable set later (``load_dotenv()`` after import) is learned by the runs started after it and
 hidden by the views shown after it.
 
-A name says secret by its last word (split at ``_``, ``-``, ``.`` and case changes; a trailing number skipped):
+A name says secret by a word of it followed by none saying the value points at the secret or sets how it is used
+(``DB_PASSWORD_PROD`` and ``GITHUB_TOKEN_RO`` do, ``TOKEN_FILE``, ``VAULT_SECRET_ID``, ``API_KEY_HEADER`` do not;
+split at ``_``, ``-``, ``.`` and case changes; a trailing number skipped):
 ``PASSWORD``/``PASSWD``/``PASS``/``PWD``, ``SECRET``, ``TOKEN``, ``CREDENTIAL(S)``/``CREDS``, ``PASSPHRASE``, ``AUTH``,
 ``PRIVATE``, ``KEY`` (not after ``PUBLIC``, ``GPG``, ``SORT``... : ``GPG_KEY`` is a fingerprint), or one word ending
 so (``PGPASSWORD``, ``APITOKEN``, ``SECRETKEY``, ``PRIVATEKEY``, ``WEBHOOKSECRET``, ``NGROK_AUTHTOKEN``); or it is a
@@ -29,10 +31,27 @@ from .forms import LEAST, no_secret, written_forms
 
 __all__ = ["environ_secrets", "environ_read", "names_secret"]
 
-# a name's last word saying its value is a credential
-_WORDS = frozenset(
-    {"KEY", "KEYS", "SECRET", "SECRETS", "TOKEN", "TOKENS", "PASSWORD", "PASSWORDS", "PASSWD", "PASS", "PWD", "PW"}
-    | {"CREDENTIAL", "CREDENTIALS", "CREDS", "AUTH", "PRIVATE", "PASSPHRASE"}
+# a word of a name saying its value is a credential, wherever it stands (``DB_PASSWORD_PROD``, ``GITHUB_TOKEN_RO``)
+_STRONG = frozenset(
+    {"SECRET", "SECRETS", "TOKEN", "TOKENS", "PASSWORD", "PASSWORDS", "PASSWD", "CREDENTIAL", "CREDENTIALS", "CREDS"}
+    | {"PASSPHRASE"}
+)
+# short or loose words saying so after another word of the name (``DB_PASS_RO``), or as its last (``PW`` and
+# ``COOKIE`` only there: ``PW_BROWSER``, ``COOKIE_DOMAIN`` are settings)
+_LOOSE = frozenset({"PASS", "PWD", "AUTH", "PRIVATE"})
+_LAST_ONLY = frozenset({"PW", "COOKIE"})
+# a word after the secret word saying the value points at the secret or sets how it is used rather than holds it
+# (``TOKEN_FILE``, ``SECRET_NAME``, ``API_KEY_HEADER``, ``PASSWORD_MIN_LENGTH``, ``JWT_SECRETKEY_ROTATION``). ``URL``
+# too: a URL holding a password is hidden by its shape wherever it is written (``user:pass@`` and a query's ``token=``)
+_ABOUT = frozenset(
+    {"FILE", "FILES", "PATH", "PATHS", "DIR", "DIRS", "FOLDER", "ID", "IDS", "NAME", "NAMES", "ENV", "VAR", "VARS"}
+    | {"URL", "URI", "URLS", "ENDPOINT", "HOST", "HOSTS", "PORT", "SOCK", "SOCKET", "HEADER", "HEADERS", "PARAM"}
+    | {"FIELD", "TYPE", "KIND", "COUNT", "LIMIT", "LENGTH", "LEN", "SIZE", "BITS", "MIN", "MAX", "TTL", "EXPIRY"}
+    | {"EXPIRES", "EXPIRATION", "LIFETIME", "TIMEOUT", "INTERVAL", "DAYS", "HOURS", "SECONDS", "AGE", "ROTATION"}
+    | {"ALGORITHM", "ALG", "ALGO", "ENCODING", "FORMAT", "ISSUER", "AUDIENCE", "SCOPE", "SCOPES", "REALM", "DOMAIN"}
+    | {"MODE", "PROVIDER", "BACKEND", "STORE", "MANAGER", "REGION", "REF", "ARN", "HELPER", "CMD", "COMMAND"}
+    | {"PROMPT", "POLICY", "ENABLED", "DISABLED", "REQUIRED", "ENABLE", "DISABLE", "SECURE", "SAMESITE", "PREFIX"}
+    | {"SUFFIX", "USER", "USERNAME", "LOGIN", "EMAIL", "VERSION", "LOCATION", "SOURCE", "TEMPLATE", "PATTERN"}
 )
 # a last word of one piece ending in one of these (``PGPASSWORD``, ``APITOKEN``, ``WEBHOOKSECRET``); ``KEY`` only after
 # a word saying which key (``HOTKEY``, ``TURNKEY`` name none)
@@ -59,8 +78,10 @@ _LAST: tuple[object, tuple[tuple[str, str], ...], frozenset[str]] = (None, (), f
 
 @lru_cache(maxsize=1024)
 def names_secret(name: str) -> bool:
-    """Whether an environment variable's name says its value is a secret (its last word does, or it is a well-known
-    one; not ``PWD`` nor ``SSH_AUTH_SOCK``)."""
+    """Whether an environment variable's name says its value is a secret: a word of it does (``DB_PASSWORD``, also
+    followed by what says which one, ``DB_PASSWORD_PROD``, ``GITHUB_TOKEN_RO``, ``JWT_SECRET_B64``), and no word after
+    it says the value is about the secret (``TOKEN_FILE``, ``SECRET_NAME``, ``API_KEY_HEADER``); or it is a well-known
+    one. Not ``PWD`` nor ``SSH_AUTH_SOCK``."""
     upper = name.upper()
     if upper in _NOT_SECRET_NAMES:
         return False
@@ -71,12 +92,27 @@ def names_secret(name: str) -> bool:
         words.pop()
     if not words:
         return False
-    last, before = words[-1], words[-2] if len(words) > 1 else ""
-    if last == "PAT":
-        return before in _PAT_OWNERS
-    if last in ("KEY", "KEYS"):
-        return before not in _PLAIN_KEYS
-    return last in _WORDS or last.endswith(_ENDINGS) or last.endswith(_KEY_ENDINGS)
+    for at in range(len(words)):
+        if _says_secret(words, at, last=at == len(words) - 1):
+            return not any(after in _ABOUT for after in words[at + 1 :])
+    return False
+
+
+def _says_secret(words: list[str], at: int, *, last: bool) -> bool:
+    """Whether ``words[at]`` says the value is a secret: a strong word anywhere (``PASSWORD``, ``TOKEN``, ``SECRET``,
+    ``KEY`` after a word saying which key); the short or loose ones (``PASS``, ``PWD``, ``AUTH``, ``PRIVATE``, a lone
+    ``KEY``) after a word of the name only (``PW_BROWSER`` is Playwright's); ``PW``, ``COOKIE`` and a forge's ``PAT``
+    as the last word only."""
+    word, before = words[at], words[at - 1] if at else ""
+    if word == "PAT":
+        return last and before in _PAT_OWNERS
+    if word in ("KEY", "KEYS"):
+        return before not in _PLAIN_KEYS and (bool(before) or last)
+    if word in _STRONG or word.endswith(_ENDINGS) or word.endswith(_KEY_ENDINGS):
+        return True
+    if word in _LOOSE:
+        return bool(before) or last
+    return last and word in _LAST_ONLY
 
 
 def environ_secrets() -> frozenset[str]:

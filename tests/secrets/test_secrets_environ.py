@@ -140,3 +140,29 @@ def test_a_thread_reading_the_environment_while_another_learns_a_change_gets_the
         for name in [n for n in os.environ if n.startswith("RACE_")]:
             del os.environ[name]
         environ_secrets()
+
+
+_QUALIFIED_CHILD = r"""
+import json, os, sys
+import noesis_nb
+
+names = sys.argv[2].split(",")
+
+def agent(task, ctx):
+    for name in names:
+        ctx.emit("note", {"stdout": os.environ[name] + "\n"})
+    return "done"
+
+print(json.dumps({"episode": noesis_nb.solve("print config", using=agent, runs_dir=sys.argv[1])}))
+"""
+
+
+def test_a_secret_name_with_a_word_after_its_secret_word_is_learned_and_a_pointer_is_not(tmp_path: Path) -> None:
+    secrets = {"DB_PASSWORD_PROD": "Qm7vT2xLp9Rk4W02", "GITHUB_TOKEN_RO": "Qm7vT2xLp9Rk4W04"}
+    secrets["JWT_SECRET_B64"] = "Qm7vT2xLp9Rk4W06"
+    pointers = {"DB_PASSWORD_FILE": "secret-store-item-4711", "VAULT_SECRET_ID": "kv-item-2f7c91aa"}
+    env = clean_env(**secrets, **pointers)
+    report = run_child(_QUALIFIED_CHILD, str(tmp_path / "runs"), ",".join([*secrets, *pointers]), env=env)
+    data = (tmp_path / "runs" / report["episode"] / "events.jsonl").read_text("utf-8")
+    assert [v for v in secrets.values() if v in data] == []
+    assert all(v in data for v in pointers.values())

@@ -99,3 +99,24 @@ def test_well_known_and_one_word_names_say_secret(name: str) -> None:
 )
 def test_ordinary_names_stay_unlearned(name: str) -> None:
     assert not names_secret(name)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["DB_PASSWORD_PROD", "API_KEY_PROD", "GITHUB_TOKEN_RO", "STRIPE_SECRET_V2", "JWT_SECRET_B64", "APP_SECRETS_JSON"]
+    + ["SESSION_COOKIE", "DB_PASS_RO", "MYSQL_PWD_STAGING", "OPENAI_API_KEY_TEAM_A", "AWS_SECRET_ACCESS_KEY_OLD"]
+    + ["SLACK_BOT_TOKEN_2_LIVE", "ServicePasswordPrimary", "gitlab-token-ci", "ADMIN_CREDENTIALS_YAML"],
+)
+def test_a_secret_word_followed_by_what_says_which_one_still_says_secret(name: str) -> None:
+    assert names_secret(name)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["DB_PASSWORD_FILE", "GITHUB_TOKEN_PATH", "API_KEY_HEADER", "VAULT_SECRET_ID", "SECRET_NAME_PROD", "TOKEN_URL"]
+    + ["PASSWORD_MIN_LENGTH", "JWT_SECRET_ALGORITHM", "TOKEN_ENCODING", "SESSION_COOKIE_NAME", "KEY_VAULT_NAME"]
+    + ["PUBLIC_KEY_PROD", "SORT_KEY_PREFIX", "PW_TEST_HTML_REPORT_OPEN", "SECRETS_DIR", "TOKEN_TTL_SECONDS"]
+    + ["GOOGLE_APPLICATION_CREDENTIALS_FILE", "API_KEY_ENV", "PASSWORD_RESET_TIMEOUT", "DB_PASSWORD_CMD"],
+)
+def test_a_name_pointing_at_a_secret_or_setting_how_it_is_used_stays_unlearned(name: str) -> None:
+    assert not names_secret(name)
