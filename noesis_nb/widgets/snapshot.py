@@ -15,7 +15,7 @@ from .._safetext import visible
 from ..secrets import shown
 from ..secrets.quoted import quoted
 from ..store.artifacts import read_summary
-from .cards import pending_html, veto_html
+from .cards import decision_html, pending_html, veto_html
 from .render import (
     _short,
     esc,
@@ -71,7 +71,7 @@ def snapshot_html(state: Mapping[str, Any]) -> str:
     pending_ids = {p.draft_id for p in state.get("pending") or []}
     for draft_id, d in decided.items():
         if draft_id not in pending_ids:
-            parts.append(f'<div class="nnb-card nnb-decided">{_decided_line(d)}</div>')
+            parts.append(f'<div class="nnb-card nnb-decided">{_decided_line(d, _tool_of(draft_id, state, facts))}</div>')
     veto = state.get("veto")
     if veto is not None:
         parts.append(f'<div class="nnb-card nnb-veto-card">{veto_html(veto[0], veto[1])}</div>')
@@ -92,10 +92,23 @@ def snapshot_html(state: Mapping[str, Any]) -> str:
     return f'<div class="{ROOT_CLASS} noesis-nb-snapshot">{live_css()}' + "".join(parts) + "</div>"
 
 
-def _decided_line(d: Mapping[str, Any]) -> str:
-    from .cards import decision_html
+def _tool_of(draft_id: str, state: Mapping[str, Any], facts: StepFacts) -> str | None:
+    """The tool a decided draft asked for, as its card names it (``fs.write_file``: the draft's file), else as its
+    step does (``write_file``: the request's event)."""
+    found = facts.tools(draft_id, False)
+    if found is not None and found.tool:
+        return found.tool
+    steps = [s for s in state.get("steps") or () if s.draft_id == draft_id and s.tool]
+    return str(steps[0].tool) if steps else None
 
-    return f"<b>{label(d.get('draft_id') or '', 300)}</b> {decision_html(d)}"
+
+def _decided_line(d: Mapping[str, Any], tool: str | None) -> str:
+    """``fs.write_file ✔ approved by …`` as the live card says it once decided, the draft named under it in
+    muted text; the draft's id alone when its tool is not known."""
+    draft = label(d.get("draft_id") or "", 300)
+    if not tool:
+        return f"<b>{draft}</b> {decision_html(d)}"
+    return f'<b>{label(tool)}</b> {decision_html(d)} <span class="nnb-muted">draft {draft}</span>'
 
 
 def _events_table(events: Iterable[Mapping[str, Any]]) -> str:
