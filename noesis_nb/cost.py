@@ -13,8 +13,9 @@ in ``attrs["price_fallbacks"]``). Tiered prices (genai-prices: ``claude-sonnet-4
 that tier's rate prices all of that call's tokens of the priced kind (rows per tier are counted
 in ``attrs["price_tiers"]``). Prices that change with the time of day (off-peak rates) or from a
 date on are chosen per call from its timestamp. Unknown input or output, or an unknown model,
-give ``cost_usd`` NaN and ``priced`` False, never 0; an unknown output costs nothing only for a model that
-bills no output (an embedding model, priced for its input alone). An unknown cached/cache-write count is
+give ``cost_usd`` NaN and ``priced`` False, never 0, and ``unpriced_reason`` says which (``UNPRICED_REASONS``: a
+model with no known price is not a priced model whose output count is unknown); an unknown output costs nothing only
+for a model that bills no output (an embedding model, priced for its input alone). An unknown cached/cache-write count is
 priced as 0 (those tokens charged as uncached input) and the row stays priced; where that part
 has its own price, so the assumption changes the cost, the rows are counted in
 ``attrs["price_assumptions"]`` (``{"provider/model": {"cached_input_tokens": n}}``).
@@ -54,6 +55,8 @@ __all__ = [
     "PriceTable",
     "Pricer",
     "price_frame",
+    "UNPRICED_REASONS",
+    "unpriced_reasons",
     "reprice",
     "cost_of",
     "price_calls",
@@ -445,7 +448,7 @@ class Pricer:
 
 
 def price_frame(df: pd.DataFrame, prices: Any = None) -> pd.DataFrame:
-    """Add ``cost_usd``, ``priced``, ``price_source`` to a frame of model calls (``usage_df`` columns).
+    """Add ``cost_usd``, ``priced``, ``price_source``, ``unpriced_reason`` to a frame of model calls (``usage_df`` columns).
 
     Rows are grouped by (provider, model); genai-prices' conditional prices are chosen per row
     from its timestamp (none: now), and tiers per row from its input tokens, all on arrays.
@@ -461,15 +464,65 @@ def price_frame(df: pd.DataFrame, prices: Any = None) -> pd.DataFrame:
         stamps = _stamps(df["timestamp"] if "timestamp" in df else None, n)
         tokens = {c: df[c].to_numpy(dtype=float, na_value=np.nan) if c in df else np.full(n, np.nan) for c in _TOKENS}
         cost, priced, source, notes = price_arrays(pricer, models, providers, stamps, tokens)
+        reasons = unpriced_reasons(pricer, models, providers, stamps, tokens, priced)
     else:
         cost, priced, source, notes = np.full(0, np.nan), np.zeros(0, dtype=bool), np.empty(0, dtype=object), {}
+        reasons = reason_column([])
     out = df.copy(deep=False)
     out["cost_usd"] = cost
     out["priced"] = priced
     out["price_source"] = _categorical(source)
+    out["unpriced_reason"] = reasons
     out.attrs.update(df.attrs)
     out.attrs.update(price_attrs(pricer, notes))
     return out
+
+
+#: why a call has no cost (``usage_df.unpriced_reason``; None for a priced call): a model no price table knows (or no
+#: model named) is not a priced model whose token count is unknown, and the fix differs (a ``prices=`` row, or the
+#: adapter reporting its tokens). ``LOG_CHANGED``: a sealed log edited since its seal, whose counts no seal vouches for.
+NO_PRICE = "no price for model"
+INPUT_UNKNOWN = "input tokens unknown"
+OUTPUT_UNKNOWN = "output tokens unknown"
+TOKENS_UNKNOWN = "input and output tokens unknown"
+LOG_CHANGED = "log changed since its seal"
+UNPRICED_REASONS = (NO_PRICE, INPUT_UNKNOWN, OUTPUT_UNKNOWN, TOKENS_UNKNOWN, LOG_CHANGED)
+
+
+def reason_column(values: Sequence[str | None] | np.ndarray) -> pd.Categorical:
+    """``unpriced_reason`` values as a categorical with every reason for its categories (frames concatenate alike)."""
+    return pd.Categorical(values, categories=pd.Index(list(UNPRICED_REASONS), dtype="str"))
+
+
+def unpriced_reasons(
+    pricer: Pricer,
+    models: np.ndarray,
+    providers: np.ndarray,
+    stamps: np.ndarray,
+    tokens: dict[str, np.ndarray],
+    priced: np.ndarray,
+) -> pd.Categorical:
+    """Why each call ``price_arrays`` left unpriced has no cost (``UNPRICED_REASONS``), None where priced.
+
+    Only the unpriced calls are looked at: a price in effect at the call's time (``Pricer.rows``) with its input, or
+    the output its model bills, unknown; else no price for the model."""
+    reason = np.full(len(models), None, dtype=object)
+    todo = np.flatnonzero(~np.asarray(priced, dtype=bool))
+    reason[todo] = NO_PRICE
+    groups: dict[tuple[str | None, str], list[int]] = {}
+    for i in todo:
+        model, provider = models[i], providers[i]
+        if isinstance(model, str) and model:
+            groups.setdefault((provider if isinstance(provider, str) and provider else None, model), []).append(int(i))
+    for (provider, model), where in groups.items():
+        rows_of = np.array(where, dtype=np.int64)
+        for at, price in pricer.rows(model, provider, stamps[rows_of]):
+            rows = rows_of[at]
+            inp = np.isnan(tokens["input_tokens"][rows])
+            out = np.isnan(tokens["output_tokens"][rows]) & price.bills_output
+            said = np.where(inp & out, TOKENS_UNKNOWN, np.where(inp, INPUT_UNKNOWN, OUTPUT_UNKNOWN))
+            reason[rows] = np.where(inp | out, said, NO_PRICE)
+    return reason_column(reason)
 
 
 def price_attrs(pricer: Pricer, notes: dict[str, Any]) -> dict[str, Any]:
@@ -577,4 +630,5 @@ def _categorical(values: np.ndarray) -> pd.Categorical:
 
 def reprice(df: pd.DataFrame, prices: Any) -> pd.DataFrame:
     """Price a ``usage_df`` frame again with another table (e.g. negotiated rates)."""
-    return price_frame(df.drop(columns=[c for c in ("cost_usd", "priced", "price_source") if c in df]), prices)
+    priced = ("cost_usd", "priced", "price_source", "unpriced_reason")
+    return price_frame(df.drop(columns=[c for c in priced if c in df]), prices)

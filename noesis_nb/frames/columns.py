@@ -287,4 +287,9 @@ USAGE_COLUMNS: dict[str, tuple[str, str]] = {
     "priced": ("bool", "a price was found and input/output tokens are known"),
     "price_source": ("category", "user, genai-prices, or None"),
     "reported_cost_usd": ("float", "cost the provider reported at run time (not trusted)"),
+    "unpriced_reason": (
+        "category",
+        "why cost_usd is NaN: 'no price for model', 'input tokens unknown', 'output tokens unknown', 'input and output "
+        "tokens unknown', 'log changed since its seal'; <NA> when priced",
+    ),
 }

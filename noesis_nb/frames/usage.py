@@ -12,7 +12,7 @@ import pandas as pd
 
 from .._jsonkeys import colons, may_repeat, repeated_reason, without_repeats
 from .._keywords import keywords_named
-from ..cost import Pricer, price_frame
+from ..cost import LOG_CHANGED, Pricer, price_frame
 from ..secrets.quoted import quoted
 from ..store.eventlog import bad_line_reason
 from ..store.vocab import MODEL_CALL
@@ -224,7 +224,10 @@ def usage_df(
 
     ``cost_usd`` is computed now from the tokens with ``prices`` (a ``PriceTable``, dict, YAML or
     CSV path) over genai-prices; ``df.attrs`` records ``price_source`` and ``price_version``.
-    ``reported_cost_usd`` is the provider's own figure from run time, kept apart.
+    ``reported_cost_usd`` is the provider's own figure from run time, kept apart. A call not priced (``priced``
+    False, ``cost_usd`` NaN) says why in ``unpriced_reason`` (``cost.UNPRICED_REASONS``): ``"no price for model"``
+    (add it with ``prices=``) apart from a priced model's ``"output tokens unknown"`` (or input, or both: the run
+    did not report them), and ``"log changed since its seal"``; <NA> for a priced call.
     """
     extras = check_columns(columns, USAGE_COLUMNS, "usage_df", ("payload",))
     wanted = episode_filter(episodes)
@@ -299,6 +302,7 @@ def _unknown_where_log_changed(df: pd.DataFrame, refs: Sequence[Any], problems: 
         df[name] = np.where(rows, np.nan, df[name].to_numpy(dtype=float, na_value=np.nan))
     df["priced"] = df["priced"].to_numpy(dtype=bool) & ~rows
     df["price_source"] = df["price_source"].mask(pd.Series(rows, index=df.index))
+    df["unpriced_reason"] = df["unpriced_reason"].mask(pd.Series(rows, index=df.index), LOG_CHANGED)
 
 
 _MAX_COMPARISONS = 50_000  # name pairs compared at most: the check is a hint, not worth seconds of a frame

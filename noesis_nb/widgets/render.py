@@ -22,10 +22,12 @@ import orjson
 from .._safetext import capped_marks, safe_repr, visible
 from ..frames.waits import line_pause_kind, pauses_for_a_person
 from ..secrets import SCAN_MARGIN, shown_cut, shown_start
-from ..store.vocab import TOKEN_FIELDS, TOOL_APPROVAL_PENDING
+from ..store.facts import call_row
+from ..store.vocab import MODEL_CALL, TOKEN_FIELDS, TOOL_APPROVAL_PENDING
 from .theme import PHASE_HUES, STATUS_HUES
 
 __all__ = [
+    "UNKNOWN_SIGN",
     "esc",
     "as_label",
     "label",
@@ -61,6 +63,11 @@ FLAG_MARKS = {"pause": "‖", "veto": "⊘", "rejection": "⊘", "error": "✖",
 FLAG_WORDS = {"pause": "pause", "veto": "veto event", "rejection": "rejection event", "error": "error event"}
 # stored phase names a newcomer would not read as words (the stored field stays as it is; only its label changes)
 PHASE_LABELS = {"action_candidate": "proposal"}
+#: what every view writes for a figure that is unknown (a token count a call did not report, a total with such a call
+#: in it): the header's ``— out``, a model call's step ``— out``, the batch grid's ``— in``, the text line's
+#: ``output_tokens=—``; never 0, never ``?``
+UNKNOWN_SIGN = "—"
+_CALL_TOTALS = ("input_tokens", "output_tokens")  # a model call's totals: said unknown when not counts, never left out
 _SUMMARY_KEYS = (
     "status",
     "decision",
@@ -215,7 +222,15 @@ _short = short  # the name older callers use
 def short_payload(event: Mapping[str, Any], limit: int = 120, *, omit: tuple[str, ...] = ()) -> str:
     """One plain-text line: the payload's telling keys as ``k=v``, else its compact JSON (without ``omit`` keys)."""
     payload = _payload(event)
-    parts = [f"{k}={short(payload[k], 60)}" for k in _SUMMARY_KEYS if k not in omit and payload.get(k) not in (None, "", [], {})]
+    totals = call_row(payload) if payload.get("event_name") == MODEL_CALL else None  # a call's, as the frames read them
+    parts = []
+    for k in _SUMMARY_KEYS:
+        if k in omit:
+            continue
+        if totals is not None and k in _CALL_TOTALS:  # never left out: unknown is said, as the view's step says it
+            parts.append(f"{k}={UNKNOWN_SIGN if totals[k] is None else totals[k]}")
+        elif payload.get(k) not in (None, "", [], {}):
+            parts.append(f"{k}={short(payload[k], 60)}")
     if not parts:
         return short({k: v for k, v in payload.items() if k != "event_name" and k not in omit}, limit)
     return short(" ".join(parts), limit, redact=False)  # each part is redacted whole: a cut-off id must not look random

@@ -24,7 +24,7 @@ from ..store.lostend import last_sign_of_life, sealed_lost
 from ..store.shownnames import shown_id
 from ..store.vocab import TERMINAL_STATUSES
 from .meter import CostMeter, format_cost
-from .render import by_rejection, event_flag, shown_status
+from .render import UNKNOWN_SIGN, by_rejection, event_flag, shown_status
 
 __all__ = [
     "Tally",
@@ -212,7 +212,7 @@ def format_tokens(usage: Mapping[str, Any] | None) -> str:
 
     def part(key: str) -> str:
         value = usage.get(key)
-        return "—" if value is None else f"{value:,}"
+        return UNKNOWN_SIGN if value is None else f"{value:,}"
 
     calls_n = usage["model_calls"]
     return f"{part('input_tokens')} in · {part('output_tokens')} out ({calls_n:,} call{'' if calls_n == 1 else 's'})"

@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..frames.waits import draft_wait
+from ..store.facts import call_row
 from ..store.instants import epoch_seconds
 from ..store.vocab import (
     ABANDONED_BY,
@@ -27,6 +28,7 @@ from ..store.vocab import (
 from .money import money
 from .render import (
     FLAG_MARKS,
+    UNKNOWN_SIGN,
     approver_words,
     by_rejection,
     dot_join,
@@ -214,9 +216,10 @@ def _model_parts(step: Step, facts: StepFacts) -> list[str]:
     p = _payload(step.first)
     model = f"<b>{label(p.get('model') or '?')}</b>" + (f" ({label(p.get('provider'), 80)})" if p.get("provider") else "")
     parts = [model]
+    counts = call_row(p)  # as the header sums them: a count it does not take is unknown here too, said as it says it
     for key, word in (("input_tokens", "in"), ("output_tokens", "out")):
-        value = p.get(key)
-        parts.append(f"{value:,} {word}" if isinstance(value, int) and not isinstance(value, bool) else f"? {word}")
+        value = counts[key]
+        parts.append(f"{UNKNOWN_SIGN} {word}" if value is None else f"{value:,} {word}")
     if isinstance(p.get("cached_input_tokens"), int) and p.get("cached_input_tokens"):
         parts.append(f"{p['cached_input_tokens']:,} cached")
     # priced at the call's time by the rule of the header and usage_df (a price may change with the date or the time

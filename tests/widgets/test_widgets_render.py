@@ -138,7 +138,8 @@ def test_names_times_and_short_payloads() -> None:
     assert render.event_name(event) == "model.call"
     local = datetime.fromisoformat("2025-01-01T09:08:07.654321+00:00").astimezone()
     assert render.event_time(event) == local.strftime("%H:%M:%S.654")  # the kernel's local time, as cards show it
-    assert render.short_payload(event) == "model=m text=" + "x" * 59 + "… input_tokens=3"
+    # a call's output count it did not report is said unknown, as its step says it, never left out
+    assert render.short_payload(event) == "model=m text=" + "x" * 59 + "… input_tokens=3 output_tokens=—"
     long = render.short_payload({"payload": {"blob": "y" * 1000}}, limit=50)
     assert len(long) == 50 and long.endswith("…")
     assert render.event_name({"phase": "runtime", "event_type": "run.resume", "payload": {}}) == "run.resume"
