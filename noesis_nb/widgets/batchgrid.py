@@ -17,7 +17,7 @@ from typing import Any
 from ..store.artifacts import read_summary
 from ..store.vocab import TERMINAL_STATUSES, failed
 from .meter import CostMeter, cost_words
-from .render import badge_html, esc, says_rejected, short, shown_status
+from .render import UNKNOWN_SIGN, badge_html, esc, says_rejected, short, shown_status
 from .state import Tally, format_elapsed, format_seconds, no_calls, run_times, running_words
 from .theme import STATUS_HUES
 
@@ -165,7 +165,7 @@ def _count(value: Any) -> int | None:
 def _sum_text(values: list[int | None]) -> str:
     known = [v for v in values if v is not None]
     if not known:
-        return "—"
+        return UNKNOWN_SIGN
     return ("≥ " if len(known) < len(values) else "") + f"{sum(known):,}"
 
 
@@ -227,8 +227,7 @@ def _cells(entry: Any, figures: BatchFigures, now: float | None) -> list[str]:
         f"<span>{esc(entry.adapter)}</span>",
         badge_html(figures.status_of(entry)),
         f"<span>{esc(score)}</span>",
-        f"<span>{esc(figures.cost_text(key_of(entry)))}</span>",
-        f"<span>{esc(took)}</span>",
+        *(f'<span title="{esc(text)}">{esc(text)}</span>' for text in (figures.cost_text(key_of(entry)), took)),  # whole if cut
     ]
 
 

@@ -27,6 +27,7 @@ from .coalesce import Coalescer
 from .controls import PressedLine
 from .display import show
 from .inboxview import InboxView
+from .keyguard import key_guard
 from .meter import CostMeter
 from .render import esc, live_css, refusal_html, short
 from .stale import stale_batch_html, stale_batch_key
@@ -99,11 +100,14 @@ class BatchView(SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets shi
             episode_ids=lambda: handle.episode_ids,
             approver_id=approver_id,
             offer_resume=False,
+            key_guarded=False,  # the grid's guard below keeps the whole view, the inbox in it too
             rows=10,
             decided_rows=5,
         )
         grid = w.VBox([w.HTML(GRID_HEAD), *(s.box for s in self._slots), self.more])
         grid.add_class("nnb-grid")
+        guard = key_guard()  # the grid's buttons keep their keys, never the notebook's shortcuts (keyguard.py), as a view's
+        guarded = [] if guard is None else [guard]
         super().__init__(
             [
                 css_widget(),
@@ -114,6 +118,7 @@ class BatchView(SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipywidgets shi
                 self.message,
                 grid,
                 self.detail,
+                *guarded,
             ],
             **kwargs,
         )

@@ -12,10 +12,12 @@ from typing import Any
 import ipywidgets as w
 
 from ..errors import InvalidOptionError
+from ..runtime.steer import check_free_text
 from ..secrets.quoted import quoted
 from .cards import command_html
 from .inboxrows import DraftRow, ResumeRow, VetoRow
-from .render import esc, label, short
+from .keyguard import INVALID_CLASS
+from .render import esc, label, refusal_html, short
 
 __all__ = ["Row", "Selection", "asked_html", "count_words", "named_rows"]
 
@@ -76,6 +78,7 @@ class Selection:
     message: Any
     question: Any
     reason: Any
+    reason_refusal: Any  # the toolbar's line saying why the shared reason was refused
     confirm_box: Any
     confirm_button: Any
     cancel_button: Any
@@ -188,16 +191,35 @@ class Selection:
         if self._confirming is None:
             return []
         approve = self._confirming[0]
+        reason = self.reason.value.strip() or None
+        if not self._reason_taken(reason):  # nothing decided: the question stays, the focus goes to the box to correct it
+            self.focus.move(self.reason)
+            return []
         with self._lock:
             rows, gone = self._asked_about()
         self._close_question()
-        decisions = self._decide(rows, approve, self.reason.value.strip() or None, since=gone)
+        decisions = self._decide(rows, approve, reason, since=gone)
         # the focus goes to the line saying what the confirmation did (the question and, once nothing waits, the
         # toolbar hide): the line says it, read out as it takes the focus, so the inbox's message says it no more
         self.pressed.say(self._summary)
         self.message.value = ""
         self.focus.move(self.pressed.line)
         return decisions
+
+    def _reason_taken(self, reason: str | None) -> bool:
+        """Whether the shared reason keeps the rule of a decision's reason (``check_free_text``), as a card's own box is
+        held to before anything is decided; a refused one marks the box (the guard says it: ``aria-invalid``, described
+        by the refusal under it) until a reason is taken."""
+        try:
+            if reason is not None:
+                check_free_text(reason, "reason")
+        except InvalidOptionError as exc:
+            self.reason_refusal.value = refusal_html(f"nothing decided: {esc(short(str(exc), 300))}")
+            self.reason.add_class(INVALID_CLASS)
+            return False
+        self.reason_refusal.value = ""
+        self.reason.remove_class(INVALID_CLASS)
+        return True
 
     def cancel(self) -> None:
         """Cancel: nothing is decided; the focus goes back to the button that asked."""

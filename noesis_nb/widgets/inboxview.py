@@ -35,7 +35,7 @@ from .coalesce import Coalescer
 from .controls import PressedLine
 from .inboxrows import ResumeRow, decided_words, item_html, make_row
 from .inboxselect import Row, Selection, count_words
-from .keyguard import key_guard
+from .keyguard import REFUSAL_SCOPE_CLASS, key_guard
 from .render import ending_word, esc, live_css, short
 from .stale import stale_inbox_html
 from .theme import ROOT_CLASS
@@ -57,6 +57,7 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
         interval: float = 0.1,
         poll_interval: float = 0.5,
         offer_resume: bool = True,
+        key_guarded: bool = True,
         **kwargs: Any,
     ):
         approver_id = approver_id_from_env(approver_id)  # the caller's option before the root is looked at
@@ -110,14 +111,19 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
         self.resume_box = w.VBox([])
         self.decided_box = w.VBox([])
         self._decided_title = w.HTML('<div class="nnb-muted">decided, newest first</div>')
+        # why the shared reason was refused, on a line of its own under it: the guard describes the box by it
+        self.reason_refusal = w.HTML(layout=w.Layout(flex="1 1 100%", min_width="0"))
         self.toolbar = toolbar = w.HBox(
-            [self.select_all, self.approve_selected, self.reject_selected, self.reason], layout=w.Layout(flex_flow="row wrap")
+            [self.select_all, self.approve_selected, self.reject_selected, self.reason, self.reason_refusal],
+            layout=w.Layout(flex_flow="row wrap"),
         )
+        toolbar.add_class(REFUSAL_SCOPE_CLASS)
         stale = stale_inbox_html(self.scan.root) if episode_ids is None else ""  # a batch's says nothing of a root
         children = [css_widget(stale), self.header, self.problems, toolbar, self.confirm_box, self.pressed.line, self.message]
         children += [self.pending_box, self.more]
         children += [self.resume_box, self.decided_box]
-        guard = key_guard()  # Notebook 7's shortcuts kept out of the reason boxes (keyguard.py)
+        # Notebook 7's shortcuts kept out of the reason boxes (keyguard.py); a view holding the inbox (a batch's) has its own
+        guard = key_guard() if key_guarded else None
         super().__init__(children if guard is None else [*children, guard], **kwargs)
         self.add_class(ROOT_CLASS)
         keep_saved(self)  # its rows are saved with a notebook executed headless (cellsync.py)

@@ -12,7 +12,8 @@ as the notebook's "run this cell" reflex must neither run a cell nor decide a dr
 It also mirrors state ipywidgets draws only for the eye into ARIA: a slider handle's name (its label, else tooltip)
 and ``aria-valuetext`` (``event 3 of 12``: the unit a ``nnb-unit-<word>`` class names, see :func:`count_unit`); a
 toggle's ``mod-active`` as ``aria-pressed``, or as ``aria-expanded`` on a ▸ toggle (``nnb-toggle``); a reason box the
-kernel marked ``nnb-invalid`` as ``aria-invalid`` described by its card's refusal (``role="alert"``). A
+kernel marked ``nnb-invalid`` as ``aria-invalid`` described by the refusal (``role="alert"``) of its card, or of the
+box around it marked ``nnb-refusal-scope`` (the inbox's shared reason, in its toolbar). A
 MutationObserver on the view's outermost root keeps all of it in step with every change and with controls added later
 (a replay's own bar sits outside the episode view that holds the guard); it is dropped when the guard's view goes.
 
@@ -34,11 +35,20 @@ try:
 except ImportError:  # a kernel without it: the views are drawn without the guard
     anywidget = None  # type: ignore[assignment]
 
-__all__ = ["EXPAND_CLASS", "GUARD_CLASS", "INVALID_CLASS", "SUPPRESS_ATTRIBUTE", "count_unit", "key_guard"]
+__all__ = [
+    "EXPAND_CLASS",
+    "GUARD_CLASS",
+    "INVALID_CLASS",
+    "REFUSAL_SCOPE_CLASS",
+    "SUPPRESS_ATTRIBUTE",
+    "count_unit",
+    "key_guard",
+]
 
 GUARD_CLASS = "nnb-keyguard"
 SUPPRESS_ATTRIBUTE = "data-lm-suppress-shortcuts"  # read by Lumino's CommandRegistry (target and its ancestors)
 INVALID_CLASS = "nnb-invalid"  # on a Text the kernel refused the value of
+REFUSAL_SCOPE_CLASS = "nnb-refusal-scope"  # a box outside any card holding a Text and the refusal that describes it
 EXPAND_CLASS = "nnb-toggle"  # on a ToggleButton that shows or hides something (▸/▾), not a pressed/unpressed choice
 _UNIT_PREFIX = "nnb-unit-"
 
@@ -71,7 +81,7 @@ const reasons = (root) => {
   for (const box of root.querySelectorAll('.widget-text input')) {
     if (box.closest('.@INVALID@') !== null) {
       set(box, 'aria-invalid', 'true');
-      const card = box.closest('.nnb-card'), alert = card && card.querySelector('[role="alert"]');
+      const card = box.closest('.nnb-card, .@SCOPE@'), alert = card && card.querySelector('[role="alert"]');
       if (alert !== null) {
         if (!alert.id) alert.id = ALERT_ID + Date.now().toString(36) + '-' + (++ids);
         set(box, 'aria-describedby', alert.id);
@@ -125,6 +135,7 @@ for _name, _value in {
     "@UNIT@": _UNIT_PREFIX,
     "@EXPAND@": EXPAND_CLASS,
     "@INVALID@": INVALID_CLASS,
+    "@SCOPE@": REFUSAL_SCOPE_CLASS,
 }.items():
     _ESM = _ESM.replace(_name, _value)
 

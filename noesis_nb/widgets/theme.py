@@ -199,16 +199,16 @@ def _rules() -> list[str]:
         "margin:4px 0;border-radius:3px;gap:8px}",
         # columns sized in characters of the grid's font, so a column holds its words and figures whole: #, task,
         # adapter, status (its pill: "cancelled" and the pill's padding), score ("0.333333"), cost ("$0.00028",
-        # "$1,234.57"), time ("waiting", "2 min 03.0 s")
-        f".{r} .nnb-grid-line{{display:grid;grid-template-columns:5ch minmax(20ch,1fr) minmax(8ch,14ch) calc(9ch + 18px) "
-        f"minmax(5ch,8ch) 10ch 12ch;gap:0 8px;font:12px/1.7 {_MONO};align-items:center}}",
+        # "$1,234.57"), time ("waiting", "2 min 03.0 s", and its mark: ``(+ 1.6 s waiting for people)``, which a 12ch
+        # column wrapped over three lines at 1280px). Space left goes to the time column first (to 36ch: its mark on its
+        # line), then to the task; a cost's ``+ unpriced calls`` is cut to "…" (the cell's title holds it whole). Fixed
+        # sizes, never the text's: each line is a grid of its own, and sized alike their columns align
+        f".{r} .nnb-grid-line{{display:grid;grid-template-columns:5ch minmax(14ch,1fr) minmax(8ch,12ch) calc(9ch + 18px) "
+        f"8ch 10ch minmax(12ch,36ch);gap:0 8px;font:12px/1.7 {_MONO};align-items:center}}",
         # a figure or a short word is never broken over two lines: it stays on one, cut with "…" in a column too narrow
         # for it (an adapter's long name); only the task wraps, between its words (a word longer than its column aside)
         f".{r} .nnb-grid-line>*{{min-width:0;max-width:100%;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}}",
         f".{r} .nnb-grid-line>:nth-child(2){{white-space:normal;overflow:visible;overflow-wrap:break-word}}",
-        # a cost or time with its mark (``+ unpriced calls``, ``(+ 1.6 s waiting for people)``) goes on under its figure,
-        # between words, rather than lose the mark to a "…"
-        f".{r} .nnb-grid-line>:is(:nth-child(6),:nth-child(7)){{white-space:normal}}",
         # a narrow grid (a 700px window, a side panel, a 560px one): the task on a line of its own beside the row's
         # number, the adapter, status, score, cost and time on the line under it, each under its heading
         f".{r} .nnb-grid{{container-type:inline-size}}",
