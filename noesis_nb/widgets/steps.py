@@ -110,12 +110,19 @@ class StepBook:
         self._last: Step | None = None
         self._steers: dict[str, Step] = {}  # steers not applied yet, by steer id
         self._drain: Step | None = None
+        # the lifecycle's opening while only steers came after it: a steer sent as the run starts (between ``start``
+        # and ``observe``) is a step of its own, and the opening goes on after it, one step, not two called "start"
+        self._opening: Step | None = None
 
     def _new(self, kind: str, key: str = "") -> Step:
         step = Step(self.total, kind, key)
         self.total += 1
         self.steps.append(step)
         self._last = step
+        if kind == "opening":
+            self._opening = step
+        elif kind != "steer":
+            self._opening = None
         return step
 
     def add(self, events: Iterable[Mapping[str, Any]]) -> list[Step]:
@@ -162,8 +169,8 @@ class StepBook:
                 return self._tool_step(str(request))
             if self._resumed is not None:
                 return self._resumed
-            if self._last is not None and self._last.kind == "opening":
-                return self._last
+            if self._opening is not None:
+                return self._opening
             return self._new("opening")
         if phase == "governance":
             if self._resumed is not None:  # the human's allow after an override
@@ -172,8 +179,8 @@ class StepBook:
             return self._new("governance")
         self._resumed = None
         if phase in OPENING:
-            if self._last is not None and self._last.kind == "opening" and phase != "start":
-                return self._last
+            if self._opening is not None and phase != "start":
+                return self._opening
             return self._new("opening")
         if phase in CLOSING:
             if self._last is not None and self._last.kind == "closing":
