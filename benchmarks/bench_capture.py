@@ -17,7 +17,10 @@ response, inside an episode, with no SDK call around it; and the same work timed
 real SDK calls, split into capture's own code and the event's write; and the write alone, a model.call beside a
 small engine event, right after an SDK call (cold caches) and back to back. Real provider calls take hundreds of
 milliseconds: the absolute cost per call (the ``+ µs`` figures) is what carries over.
-Usage: python benchmarks/bench_capture.py [--calls 100] [--rounds 31] [--short-key]
+A peer arm, when ``opentelemetry-instrumentation-openai-v2`` and ``opentelemetry-sdk`` are installed (no dependency of
+noesis_nb; skipped with a note otherwise): the same bare call with the OpenTelemetry OpenAI instrumentation on, a real
+``TracerProvider`` exporting each span to memory, its overhead printed beside capture's.
+Usage: python benchmarks/bench_capture.py [--calls 100] [--rounds 31] [--short-key] [--no-peer]
 """
 
 from __future__ import annotations
@@ -75,16 +78,62 @@ def per_call(client, calls: int, runs_dir: str, capture: bool, spin_s: float = 0
     return box["t"]
 
 
-def measure(name: str, client, calls: int, rounds: int) -> None:
+class Peer:
+    """The OpenTelemetry OpenAI instrumentation (``opentelemetry-instrumentation-openai-v2``) around the same bare call:
+    a real ``TracerProvider`` whose spans go, one by one as they end, to an in-memory exporter (cleared after each
+    round). Instrumented for its round only (it wraps ``Completions.create`` of every client). None when the packages
+    are not installed: they are no dependency of noesis_nb, only a baseline here."""
+
+    def __init__(self) -> None:
+        from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+        from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+        self.exporter = InMemorySpanExporter()
+        self.provider = TracerProvider()
+        self.provider.add_span_processor(SimpleSpanProcessor(self.exporter))
+        self.instrumentor = OpenAIInstrumentor()
+
+    @classmethod
+    def load(cls) -> Peer | None:
+        try:
+            return cls()
+        except ImportError as exc:
+            print(f"peer arm skipped: the OpenTelemetry OpenAI instrumentation is not installed ({exc.name})")
+            return None
+
+    def timed(self, client, calls: int) -> float:
+        """``timed`` with the instrumentation on; checks it made one span per call."""
+        self.instrumentor.instrument(tracer_provider=self.provider)
+        try:
+            t = timed(client, calls, arm="otel")
+        finally:
+            self.instrumentor.uninstrument()
+        spans = len(self.exporter.get_finished_spans())
+        self.exporter.clear()
+        assert spans == calls + 1, f"the OpenTelemetry instrumentation made {spans} spans for {calls + 1} calls"
+        return t
+
+
+def measure(name: str, client, calls: int, rounds: int, peer: Peer | None = None) -> None:
     arms: dict[str, list[float]] = {"bare": [], "off": [], "on": []}
     order = list(arms)
     # every ordering of the three arms in turn: each arm goes first, and capture on runs before and after
     # capture off, equally often (a rotation alone put "off" before "on" in two rounds of three)
     orderings = list(itertools.permutations(order))
+    otel: list[float] = []
     CPU.clear()
     with tempfile.TemporaryDirectory() as runs:
         for i in range(rounds):
-            for arm in orderings[i % len(orderings)]:
+            ordering = list(orderings[i % len(orderings)])
+            if peer is not None:  # the peer's bare call, in each of the four places in turn
+                ordering.insert(i % 4, "otel")
+            for arm in ordering:
+                if arm == "otel":
+                    assert peer is not None
+                    otel.append(peer.timed(client, calls))
+                    continue
                 t = timed(client, calls, arm=arm) if arm == "bare" else per_call(client, calls, runs, arm == "on", arm=arm)
                 arms[arm].append(t)
         logs = list(Path(runs).glob("*/events.jsonl"))
@@ -104,6 +153,16 @@ def measure(name: str, client, calls: int, rounds: int) -> None:
         f"{' ' * len(name)}  CPU of the calling thread: {cpu['on'] * 1e6:8.1f} µs/call with capture vs {cpu['off'] * 1e6:8.1f} "
         f"µs without (+{(cpu['on'] - cpu['off']) * 1e6:.1f} µs), paired median {cpu_paired:.3f}×; bare {cpu['bare'] * 1e6:.1f} µs"
     )
+    if otel:  # the peer's overhead on the bare call, as ours is on the episode's call without capture
+        peer_paired = statistics.median(x / y for x, y in zip(otel, arms["bare"]))
+        peer_cpu = statistics.median(x / y for x, y in zip(CPU["otel"], CPU["bare"]))
+        peer_on = statistics.median(otel)
+        print(
+            f"{' ' * len(name)}  peer, OpenTelemetry OpenAI instrumentation (a TracerProvider, spans to memory) on the bare "
+            f"call: {peer_on * 1e6:8.1f} µs/call vs {bare * 1e6:8.1f} µs (+{(peer_on - bare) * 1e6:.1f}"
+            f" µs), paired median {peer_paired:.3f}×, CPU +{(statistics.median(CPU['otel']) - cpu['bare']) * 1e6:.1f} µs "
+            f"({peer_cpu:.3f}×); capture: paired median {paired:.3f}×, CPU {cpu_paired:.3f}×"
+        )
     assert model_calls == rounds * (calls + 1), f"{model_calls} calls recorded: only the captured rounds record, each call once"
 
 
@@ -156,6 +215,7 @@ def main() -> None:
         action="store_true",
         help="give the clients the 8-character key 'sk-bench' (too short to be learned) as earlier runs did",
     )
+    parser.add_argument("--no-peer", action="store_true", help="leave out the OpenTelemetry instrumentation's arm")
     args = parser.parse_args()
     # a key as long as a provider's: the run learns it (a client's key is a secret the run never holds), so every event
     # of the episode is screened for it, as in a real agent's run
@@ -167,6 +227,8 @@ def main() -> None:
     sys.path.insert(0, str(ROOT))
     from tests.capture.provider_stub import DEFAULT, chat_completion
 
+    peer = None if args.no_peer else Peer.load()
+
     code = (
         "from tests.capture.provider_stub import ProviderStub; "
         "s = ProviderStub(keep_alive=True); print(s.url, flush=True); input()"
@@ -175,7 +237,7 @@ def main() -> None:
     try:
         url = server.stdout.readline().strip()
         loopback = openai.OpenAI(base_url=url + "/v1", api_key=key, max_retries=0)
-        measure("loopback HTTP server     ", loopback, args.calls, args.rounds)
+        measure("loopback HTTP server     ", loopback, args.calls, args.rounds, peer)
     finally:
         server.communicate("\n", timeout=10)
     serial = itertools.count()
@@ -192,7 +254,7 @@ def main() -> None:
         max_retries=0,
         http_client=httpx2.Client(transport=httpx2.MockTransport(reply)),
     )
-    measure("in-process mock transport", mock, args.calls, args.rounds)
+    measure("in-process mock transport", mock, args.calls, args.rounds, peer)
     own_work(2000)
     in_place(mock, args.calls, args.rounds)
     writes(mock, args.calls, args.rounds)
