@@ -32,12 +32,25 @@ class SteerInput:
     the box half typed sends nothing. The value is synced as typed, but the front end holds a keystroke's update back
     while the one before waits for the kernel, and sends the submit at once: the last letters can reach the kernel
     after it. So the send waits until no update of the box has come for ``SUBMIT_SETTLE_S`` (one round trip to the
-    page is enough). Enters within that time make one send, which clears the box."""
+    page is enough). Enters within that time make one send, which clears the box.
 
-    def __init__(self, source: Any, *, sender: str, say: Callable[[str], None], after: Callable[[], None]):
+    ``focus``: the view's keeper; a send takes it on the box (Enter) or Send (a click), where the focus is, so that a
+    run the steer ends (the redraw hides this row, and the focus fell to the page's body) hands it on to the view's
+    line saying how the run ended (:meth:`handed_on`), as a decision does to its card's outcome line."""
+
+    def __init__(
+        self,
+        source: Any,
+        *,
+        sender: str,
+        say: Callable[[str], None],
+        after: Callable[[], None],
+        focus: FocusKeeper | None = None,
+    ):
         self.source = source
         self.sender = sender
         self._say, self._after = say, after
+        self.focus = focus
         self.text = w.Text(
             description="message to the agent",  # for screen readers only (the stylesheet hides it)
             placeholder="tell the agent… (Enter sends; it hears it at its next step)",
@@ -51,7 +64,7 @@ class SteerInput:
         self.send_button = w.Button(description="Send", icon="paper-plane", tooltip="send this to the running agent")
         self.send_button.add_class("nnb-btn")
         self.send_button.add_class("nnb-go")
-        self.send_button.on_click(lambda _b: self.send())
+        self.send_button.on_click(lambda _b: self.send(self.send_button))
         self.box = w.HBox([self.text, self.send_button], layout=w.Layout(display="none", width="100%"))
         self.box.add_class("nnb-steer")
 
@@ -82,8 +95,9 @@ class SteerInput:
         self.source = source
         self.box.layout.display = None if getattr(source, "can_steer", False) else "none"
 
-    def send(self) -> Any:
-        """What Send does: steer the source with the box's text, then clear the box."""
+    def send(self, via: Any = None) -> Any:
+        """What Send does: steer the source with the box's text, then clear the box; ``via``: what sent it (Send, or
+        the box by default), where the focus is kept."""
         if self._submitted is not None:  # a click on Send after an Enter: one send
             self._submitted.cancel()
             self._submitted = None
@@ -99,8 +113,17 @@ class SteerInput:
             return None
         self.text.value = ""
         self._say("")
+        if self.focus is not None:
+            self.focus.move(via if via is not None else self.text)
         self._after()
         return steer
+
+    def handed_on(self, line: PressedLine, said: str) -> None:
+        """The run ended: if the focus was kept on this row (a steer was sent from it), ``line`` says ``said`` and
+        takes the focus (only soon after the send: :meth:`FocusKeeper.follow`), as the row is hidden."""
+        if self.focus is not None and self.focus.target in (self.text, self.send_button):
+            line.say(said)
+            self.focus.follow(line.line)
 
 
 class StopControls:

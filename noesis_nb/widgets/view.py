@@ -113,7 +113,7 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
         self.message = w.HTML()
         self.earlier = w.HTML()  # what an earlier run of the cell showing this view left going (see rerun.py)
         self._earlier: list[Any] = []
-        self.steering = SteerInput(source, sender=approver_id, say=self._say, after=self.poke)
+        self.steering = SteerInput(source, sender=approver_id, say=self._say, after=self.poke, focus=self.approvals.focus)
         self.mode = w.ToggleButtons(
             options=[("steps", "steps"), ("raw events", "events")],
             value="steps",
@@ -397,6 +397,7 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
         if not self.source.resuming:
             self.pressed.finished(failed=bool(self.source.last_error))
         if status in TERMINAL:
+            self.steering.handed_on(self.pressed, f"the run ended {status}")  # a steer ended it: the focus goes on
             self.pressed.ended(f"the run ended {status}")
 
     def _shown_here(self) -> None:
