@@ -20,7 +20,7 @@ from ..store.vocab import (
     TOOL_EXECUTION_SUCCEEDED,
 )
 from .approvals import ApprovalCard, VetoCard
-from .cards import decision_html, never_decided, veto_decision_html
+from .cards import command_html, decision_html, never_decided, veto_decision_html
 from .render import dot_join, ending_word, esc, label, refusal_html, short
 
 __all__ = ["item_html", "check_name", "DraftRow", "VetoRow", "make_row", "decided_words", "ResumeRow", "resume_said"]
@@ -29,13 +29,24 @@ _RISK_HUES = {"high": "red", "critical": "red", "medium": "orange"}
 
 
 def _excerpt(item: InboxItem, limit: int = 160) -> str:
-    """The payload in one line, secrets removed (``short`` redacts), not escaped."""
+    """The payload in one line, secrets removed (``short`` redacts), not escaped: the row's glance at it, cut to one
+    line by the stylesheet; the whole is in the row's disclosure (:func:`_asked_html`)."""
     p = item.pending
     if p is None:
         return ""
     if p.command_line:
         return "$ " + short(p.command_line, limit, exact=True)  # every invisible character shown, as on the card
     return short(p.redacted_payload or {}, limit, exact=True)
+
+
+def _asked_html(p: Any) -> str:
+    """``▸ what fs.sync asked, in full``: the whole command of a draft as its card shows it (wrapped, escaped, secrets
+    removed, every hidden character shown), behind a ``<details>`` a keyboard reaches and a screen reader reads. A
+    row's one line ends in "…" where the command is long, and a ``title`` tooltip reaches neither keyboard, touch nor
+    screen reader: what a reviewer approves must be readable whole before Approve."""
+    return (
+        f'<details class="nnb-ib-ask"><summary>what {label(p.tool)} asked, in full</summary><dl>{command_html(p)}</dl></details>'
+    )
 
 
 def item_html(
@@ -50,6 +61,7 @@ def item_html(
         f' <span class="nnb-muted">{task}</span>' if task else ""
     )
     p = item.pending
+    asked = ""
     if p is not None:
         hue = _RISK_HUES.get(str(p.risk_tier), "grey")
         risk = label(p.risk_tier)
@@ -66,6 +78,7 @@ def item_html(
             what = f"<b>{label(p.tool)}</b> {decision_html(decision)}"
         elif ended:
             what = f'<b>{label(p.tool)}</b> <span class="nnb-muted">{esc(never_decided(ended))}</span>'
+        asked = _asked_html(p)
     else:
         payload = (item.governance or {}).get("payload")
         payload = payload if isinstance(payload, Mapping) else {}
@@ -77,7 +90,7 @@ def item_html(
             what = f'<b>governance veto</b> <span class="nnb-muted">{esc(never_decided(ended))}</span>'
     if decision is not None and status:
         what = f'<span role="status">{what}</span>'
-    return f'<div class="nnb-ib-line">{head}<br>{what}</div>'
+    return f'<div class="nnb-ib-line">{head}<br>{what}</div>{asked}'
 
 
 def check_name(item: InboxItem) -> str:
