@@ -154,8 +154,10 @@ class ReplayCompare(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type i
             now = ' class="nnb-now"' if j == i - 1 else ""
             rows.append(
                 f"<tr{now}><td>{label(row['step'], _STEP_SHOWN)} {mark}</td>"
-                f"<td>{_s(row['seconds_a'])}</td><td>{_s(row['seconds_b'])}</td>"
-                f"<td>{_delta(row['delta_s'], ' s')}</td><td>{_delta(row['delta_cost'], '', money=True)}</td></tr>"
+                # figures with their units: one line each (the stylesheet's ``nnb-num``), "0.03 s" never "0.03" over "s"
+                f'<td class="nnb-num">{_s(row["seconds_a"])}</td><td class="nnb-num">{_s(row["seconds_b"])}</td>'
+                f'<td class="nnb-num">{_delta(row["delta_s"], " s")}</td>'
+                f'<td class="nnb-num">{_delta(row["delta_cost"], "", money=True)}</td></tr>'
             )
         head = "<tr><th>step (aligned)</th><th>A</th><th>B</th><th>Δ time B − A</th><th>Δ cost</th></tr>"
         return f"<table>{head}{''.join(rows)}</table>"

@@ -102,6 +102,11 @@ def _rules() -> list[str]:
         f".{r} .nnb-counts{{font-size:12px;line-height:1.6}}",
         f".{r} .nnb-badge{{display:inline-block;border-radius:9px;padding:0 8px;font-size:12px;font-weight:600;"
         "border:1px solid var(--nnb-line)}",
+        # what is never broken over two lines, wherever it sits and whatever it inherits (a card's or a question's
+        # ``overflow-wrap:anywhere``, the narrow window's wrapping of table cells): a detail's label (``argv``,
+        # ``asked at``), a status pill, a phase's or a step's name, a time, and a figure with its unit (``nnb-num``:
+        # ``0.03 s``, ``+$0.0031``). A label broken one letter per line took the column its text needed
+        f".{r} :is(dt,.nnb-badge,.nnb-p,.nnb-k,.nnb-t,.nnb-num){{white-space:nowrap;overflow-wrap:normal}}",
         # step tree
         f".{r} .nnb-steps{{border-top:1px solid var(--nnb-line)}}",
         f".{r} .nnb-step{{border-bottom:1px solid var(--nnb-line);border-left:3px solid transparent}}",
@@ -158,8 +163,9 @@ def _rules() -> list[str]:
         f".{r} .nnb-card .nnb-outcome{{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);"
         "white-space:nowrap;outline:none}",
         f".{r} .nnb-card:has(.nnb-outcome:focus-visible){{outline:2px solid var(--nnb-blue);outline-offset:1px}}",
-        f".{r} .nnb-card dl{{display:grid;grid-template-columns:max-content 1fr;gap:0 10px;margin:4px 0}}",
-        f".{r} .nnb-card dt{{color:var(--nnb-muted);white-space:nowrap}}",
+        # the labels' column as wide as its longest label; the values' column takes what is left, down to nothing
+        f".{r} .nnb-card dl{{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:0 10px;margin:4px 0}}",
+        f".{r} .nnb-card dt{{color:var(--nnb-muted)}}",
         f".{r} .nnb-card dt,.{r} .nnb-card dd{{line-height:1.5}}",
         f".{r} .nnb-card li{{margin:0;line-height:1.5}}",
         f".{r} .nnb-card dd{{margin:0;overflow-wrap:anywhere;font-family:{_MONO};font-size:12px}}",
@@ -186,7 +192,7 @@ def _rules() -> list[str]:
         # the question before deciding several: each draft's whole command, wrapped (its row cuts it to one line)
         f".{r} .nnb-ib-confirm .widget-html-content{{white-space:normal;overflow-wrap:anywhere}}",
         f".{r} .nnb-ib-asked{{margin:4px 0;padding-left:2em;max-height:24em;overflow-y:auto}}",
-        f".{r} .nnb-ib-asked dl{{display:grid;grid-template-columns:max-content 1fr;gap:0 10px;margin:2px 0 6px}}",
+        f".{r} .nnb-ib-asked dl{{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:0 10px;margin:2px 0 6px}}",
         f".{r} .nnb-ib-asked dt{{color:var(--nnb-muted)}}",
         f".{r} .nnb-ib-asked dd{{margin:0;min-width:0;overflow-wrap:anywhere;font-family:{_MONO};font-size:12px}}",
         f".{r} .nnb-ib-asked :is(ol,ul){{margin:0;padding-left:2em}}.{r} .nnb-ib-asked pre{{white-space:pre-wrap;margin:0}}",

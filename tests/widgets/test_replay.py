@@ -175,7 +175,7 @@ def test_a_comparisons_differences_read_in_the_units_and_decimals_of_what_they_c
     """A Δ beside "0.00 s" reads "0.00 s" or "+0.12 s", never a bare "0"; a cost Δ is written as every view writes a
     cost (``money``: "$" first, as many decimals as its size needs), with its sign."""
     pair = noesis_nb.replay(SMOKE_RUN, compare=SMOKE_RUN)  # a run against itself: every Δ is zero
-    cells = [re.findall(r"<td>(.*?)</td>", row) for row in pair._rows_html(len(pair.table)).split("<tr")[2:]]
+    cells = [re.findall(r"<td[^>]*>(.*?)</td>", row) for row in pair._rows_html(len(pair.table)).split("<tr")[2:]]
     assert cells, pair.table
     tag = re.compile(r"<[^>]+>")
     for cells_of_row in cells:
