@@ -118,18 +118,19 @@ def _holding(texts: list[str], needles: set[str]) -> list[str]:
     return [texts[i] for i in sorted(hit)]
 
 
-def remembered(names: dict[str, str]) -> None:
+def remembered(names: dict[str, str]) -> bool:
     """Take ``names`` (texts and their shown forms, ``shown_names`` of another process) as shown here: the caller
     vouches that they were shown under the same environment's secrets and these rules (``frames.keptframe``: the
     file's tag holds both). Taken only while this process has learned no value, as that one had not, and but for a
-    name holding a run id of this process (``shown`` keeps it whole)."""
+    name holding a run id of this process (``shown`` keeps it whole). True when every one was taken."""
     memo = _synced()
     if known_everywhere() or len(memo.texts) + len(names) >= _MEMO_MAX:
-        return
+        return False
     ids = [i for i in memo.ids if i]
-    names = names if not ids else {n: s for n, s in names.items() if not any(i in n for i in ids)}
-    memo.texts.update(names)
-    memo.disguised.update(n for n in names if maybe_disguised(n))
+    taken = names if not ids else {n: s for n, s in names.items() if not any(i in n for i in ids)}
+    memo.texts.update(taken)
+    memo.disguised.update(n for n in taken if maybe_disguised(n))
+    return len(taken) == len(names)
 
 
 def shown_names(names: list[str]) -> dict[str, str] | None:
