@@ -382,16 +382,20 @@ def header_html(info: Mapping[str, Any], badge: str | None = None) -> str:
 
 
 def counts_html(total: int, steps: int, counts: Mapping[str, int], flags: Mapping[str, int], *, mode: str = "steps") -> str:
-    """One muted line: how many steps and events, by phase, how many pauses, vetoes and errors, where the full log is.
+    """One muted line: how many steps and events, the events of each phase (``7 steps from 31 events (by phase: 11 tool
+    · 4 runtime …)``), how many pauses, vetoes and errors, where the full log is.
     A phase is a name read from the run (:func:`label`): a run another program wrote may name one anything."""
     ranked = sorted(counts.items(), key=lambda kv: -kv[1])
-    by_phase = " · ".join(f"{label(phase_label(k), 60)} {v:,}" for k, v in ranked[:6])
+    # the count before its phase and the line saying what is counted: "tool 11" read as eleven tools, not as eleven
+    # events of the tool phase
+    by_phase = " · ".join(f"{v:,} {label(phase_label(k), 60)}" for k, v in ranked[:6])
     if len(ranked) > 6:  # the phases left out, counted, so the line adds up to the events it names
-        by_phase += f" · {sum(v for _, v in ranked[6:]):,} more"
+        by_phase += f" · {sum(v for _, v in ranked[6:]):,} in other phases"
     # pauses are the times the run stopped for a person (``Tally``), vetoes and errors the events flagged so
     marks = " · ".join(f"{FLAG_MARKS[f]} {n:,} {FLAG_WORDS[f]}{'' if n == 1 else 's'}" for f, n in flags.items() if n)
     shown_as = f"{steps:,} steps from {total:,} events" if mode == "steps" else f"{total:,} events, newest first"
     return (
-        f'<div class="nnb-muted nnb-counts">{shown_as} ({by_phase}){" · " + marks if marks else ""}'
+        f'<div class="nnb-muted nnb-counts">{shown_as}{f" (by phase: {by_phase})" if by_phase else ""}'
+        f"{' · ' + marks if marks else ''}"
         " · full log in events.jsonl</div>"
     )

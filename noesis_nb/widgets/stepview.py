@@ -331,7 +331,26 @@ def _closing_parts(step: Step) -> list[str]:
     p = _payload(end)
     status = shown_status(str(p.get("status") or "?"), by_rejection(end))
     hue = {"ok": "green", "error": "red", "vetoed": "red", "rejected": "red"}.get(status, "grey")
-    return [f'<b class="nnb-c-{hue}">{label(status, 60)}</b>', esc(short(p.get("message") or "", 140))]
+    return [f'<b class="nnb-c-{hue}">{label(status, 60)}</b>', esc(short(_end_words(p), 140))]
+
+
+def _end_words(payload: Mapping[str, Any]) -> str:
+    """What the run ended with, in words: an answer that is a mapping as ``path: release-notes.md; lines: 12`` (its
+    ``message`` is Python's repr of it, ``{'path': …}``, as Noēsis stores it), any other as its message. Not escaped."""
+    ext = payload.get("x-noesis_nb")
+    answer = ext.get("answer") if isinstance(ext, Mapping) else None
+    if isinstance(answer, Mapping) and answer:
+        return "; ".join(f"{key}: {_value_words(value)}" for key, value in answer.items())  # "·" parts the step
+    return str(payload.get("message") or "")
+
+
+def _value_words(value: Any) -> str:
+    """A value of an answer: text as it is, a list of plain values joined by commas, anything else as compact JSON."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(v, str | int | float) and not isinstance(v, bool) for v in value):
+        return ", ".join(str(v) for v in value)
+    return short(value, 140)
 
 
 def summary_html(step: Step, facts: StepFacts | None = None) -> str:
