@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["reads_as_word"]
+__all__ = ["reads_as_word", "surprise"]
 
 _LETTERS = "^abcdefghijklmnopqrstuvwxyz"
 # one row a letter, in ``_LETTERS``'s order: the bits of each next letter, in the same order
@@ -47,3 +47,10 @@ def reads_as_word(part: str) -> bool:
     if not pairs or any(p not in _PAIRS for p in pairs if p != "^^"):
         return False
     return sum(_PAIRS.get(p, 0) for p in pairs) / len(pairs) <= _RANDOM_BITS
+
+
+def surprise(run: str) -> tuple[int, int]:
+    """The bits of surprise of ``run``'s letter pairs read as one word from its start to its end, and how many pairs
+    (``reads_as_word``'s measure, summed: several short runs of a longer word are judged together)."""
+    spelt = "^" + run.lower() + "^"
+    return sum(_PAIRS.get(spelt[i : i + 2], 9) for i in range(len(spelt) - 1)), len(spelt) - 1
