@@ -219,7 +219,10 @@ def read_run(
             if whole and need_start:
                 head = _first_event(data[: data.find(b"\n") + 1 or len(data)])
             if whole:
-                seen = seen_in(_tool_events(data))
+                unreadable: list[int] = []  # tool event lines that do not parse: the count is not known
+                seen = seen_in(_tool_events(data, unreadable))
+                if unreadable or not _lines_whole(data, ended):
+                    seen = None
                 vetoes = _vetoes(data) if summary is None else None
             if need_calls:
                 calls = scan_model_calls(data, url, problems, sealed=ended)
@@ -334,12 +337,13 @@ def tool_calls_of(drafts: set[str], seen: ToolEventsSeen | None, sealed_requests
     return None
 
 
-def _tool_events(data: bytes) -> Iterator[tuple[Any, Any]]:
+def _tool_events(data: bytes, unreadable: list[int]) -> Iterator[tuple[Any, Any]]:
     """``(event_name, payload)`` of the tool events (phase ``tool``) of a log that ``toolcalls``' count reads: those
     naming a draft or asking for a call. Only lines holding ``"draft_id"`` or ``"tool.requested"`` are parsed, the
-    first kind then the second (the count does not depend on their order)."""
+    first kind then the second (the count does not depend on their order); where such a line starts is added to
+    ``unreadable`` when it does not parse as an object (a NaN in a request: it may have been one)."""
     for key in (b'"draft_id"', b'"tool.requested"'):
-        for event in _events_holding(data, key):
+        for event in _events_holding(data, key, unreadable):
             if event.get("phase") == "tool":
                 payload = event.get("payload")
                 yield (payload.get("event_name") if type(payload) is dict else None), payload
@@ -356,9 +360,28 @@ def _vetoes(data: bytes) -> int:
     return count
 
 
-def _events_holding(data: bytes, key: bytes) -> Iterator[dict[str, Any]]:
+def _lines_whole(data: bytes, sealed: bool) -> bool:
+    """Whether every line of a log is a JSON object, blank lines aside: a line cut or garbled (``{"torn": ``) may
+    have been a tool request, so a count read past it would be a guess. A live run's cut last line is one being
+    written (not counted yet); a sealed run's is damage. Only lines not ending in ``}`` are parsed (a line that
+    does and holds a tool event's key is parsed by ``_tool_events``)."""
+    body = data if sealed or data.endswith(b"\n") else data[: data.rfind(b"\n") + 1]
+    if not body or (body.endswith(b"\n") and body.count(b"\n") == body.count(b"}\n")):  # memchr: the usual case
+        return True
+    for line in body.split(b"\n"):
+        line = line.strip()
+        if line and not line.endswith(b"}"):
+            try:
+                if type(orjson.loads(line)) is not dict:
+                    return False
+            except orjson.JSONDecodeError:
+                return False
+    return True
+
+
+def _events_holding(data: bytes, key: bytes, unreadable: list[int] | None = None) -> Iterator[dict[str, Any]]:
     """The events of a log whose line holds ``key``, each such line parsed once; a line that does not parse, or is
-    no object, is left out (events_df reports it)."""
+    no object, is left out (events_df reports it), its start added to ``unreadable`` when given."""
     start = 0
     while (at := data.find(key, start)) >= 0:
         begin = data.rfind(b"\n", 0, at) + 1
@@ -368,9 +391,11 @@ def _events_holding(data: bytes, key: bytes) -> Iterator[dict[str, Any]]:
         try:
             event = orjson.loads(data[begin:end])
         except orjson.JSONDecodeError:
-            continue
+            event = None
         if type(event) is dict:
             yield event
+        elif unreadable is not None:
+            unreadable.append(begin)
 
 
 @dataclass(frozen=True)
