@@ -114,13 +114,42 @@ def named_values(text: str) -> Iterator[str]:
                     yield m.group("value").strip()
     if "={" in text or "= {" in text:
         for m in _BRACED.finditer(text):
-            name = m.group("name").strip()
-            if is_secret_key(name) or name.lower() == "pwd":  # (``PWD`` alone names the working directory elsewhere)
-                yield m.group("value").replace("}}", "}")
+            value = m.group("value") if _secret_brace(m.group("name")) else _braced_around(text, m)
+            if value:
+                # the value as written (each ``}`` in it doubled: only so is it in the text and hidden there) and as
+                # it reads, the password itself (``PWD={k3Y{q=7}}zP}``: ``k3Y{q=7}zP`` alone was hunted, and shown)
+                yield value
+                if "}}" in value:
+                    yield value.replace("}}", "}")
     if "ENV" in text or "ARG" in text:
         for m in _DOCKER.finditer(text):
             if is_secret_key(m.group("name")):
                 yield m.group("value").strip().strip("\"'")
+
+
+_NAME_BEFORE = re.compile(r"(?<![\w.-])([A-Za-z_][\w .-]{0,40}?)[ \t]*\Z")
+
+
+def _secret_brace(name: str) -> bool:
+    name = name.strip()
+    return is_secret_key(name) or name.lower() == "pwd"  # (``PWD`` alone names the working directory elsewhere)
+
+
+def _braced_around(text: str, m: re.Match[str]) -> str:
+    """A secret's braced value holding ``={`` (``PWD={k3={q7}}zP}``), as written: ``_BRACED`` reads no value through
+    ``={`` (so each character is read by one start), and took ``k3={q7}}zP}`` for a value of its own, under ``k3``.
+    Looked for back from it, on its line, to the last ``={`` with a secret-looking name before it; "" when none."""
+    lo = max(0, m.start() - 1024, text.rfind("\n", 0, m.start()) + 1)
+    at = text.rfind("={", lo, m.start())
+    while at >= 0 and _SINGLE_CLOSE.search(text, at + 2, m.start()) is None:  # (``PWD={a={b={c}``: each ``={`` back)
+        name = _NAME_BEFORE.search(text, max(lo, at - 48), at)
+        if name is not None and _secret_brace(name.group(1)):
+            return text[at + 2 : m.end("value")]
+        at = text.rfind("={", lo, at)
+    return ""
+
+
+_SINGLE_CLOSE = re.compile(r"(?<!\})\}(?!\})")  # a ``}`` not doubled: the end of a braced value
 
 
 def _line_start(text: str, at: int) -> bool:
