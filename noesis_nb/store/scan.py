@@ -65,6 +65,10 @@ def stray_id(name: str, ids: set[str]) -> str | None:
 LINK_OUT = "a symbolic link, not yours, to a folder outside the runs root"
 #: a folder named like a run (``ep_…``, or a link to one) holding no run file and no run below it
 NO_RUN_FILES = "a folder holding no run file"
+#: a link named like a run leading back to the runs root, or to a folder the scan reaches in it anyway
+#: (``_looped_links``): its runs are read once, where they are
+LINK_TO_ROOT = "a symbolic link back to the runs root itself"
+LINK_IN_ROOT = "a symbolic link to a folder of the runs root"
 
 
 def stray_reason(what: str) -> str:
@@ -74,6 +78,12 @@ def stray_reason(what: str) -> str:
             "not a run: no summary.json, state.json or events.jsonl in this folder named like one (an episode killed "
             "before its first write, a copy that left its files behind); left out. Copy the run's files back into "
             "it, or remove the folder"
+        )
+    if what in (LINK_TO_ROOT, LINK_IN_ROOT):
+        return (
+            f"named like a run but {what}: the runs it leads to are read once, where they are, so it is left out "
+            "(read through it too, their events, tokens and costs would count twice). Remove the link, or give it a "
+            "name no run has (not ep_…) if it is a shortcut"
         )
     if what == LINK_OUT:
         return (
@@ -100,8 +110,27 @@ def stray_run_files(root: str) -> list[tuple[str, str]]:
     if kept is not None and kept[0] == stamp:  # the scan just listed the root: each folder is listed once
         return sorted(list(kept[1]) + _still_empty(root))
     found: list[tuple[str, str]] = []
-    _children(root, found)
+    found += _looped_links(root, _children(root, found))
     return sorted(found + _still_empty(root))
+
+
+def _looped_links(root: str, children: list[tuple[str, bool]]) -> list[tuple[str, str]]:
+    """(path, what it is) of each link of ``root`` named like a run (``ep_…``) that ``_once_each`` drops: one back
+    to the root, or to a folder of it (a run, or a label of runs) the scan reaches without it. Links are rare; only
+    they are resolved."""
+    said: list[tuple[str, str]] = []
+    real_root = None
+    for child, linked in children:
+        if not linked or not os.path.basename(child).startswith("ep_"):
+            continue
+        real_root = real_root or os.path.realpath(root)
+        real = os.path.realpath(child)
+        inside = os.path.relpath(real, real_root).split(os.sep) if real.startswith(os.path.join(real_root, "")) else []
+        if real == real_root:
+            said.append((child, LINK_TO_ROOT))
+        elif 0 < len(inside) <= 2 and not any(part.startswith(".") for part in inside):
+            said.append((child, LINK_IN_ROOT))
+    return said
 
 
 def _still_empty(root: str) -> list[tuple[str, str]]:
@@ -271,6 +300,7 @@ def scan_run_dirs_with_stats(root: str) -> list[tuple[str, os.stat_result | None
                 out.append((grand, st, linked or grand_linked))
         if len(out) == runs_below and os.path.basename(child).startswith("ep_"):  # named as a run, holding none
             empty.append(child)
+    strays += _looped_links(root, children)
     _remember_strays(root, stamp, strays)
     if empty or root in _NO_RUN_FOLDERS:
         if len(_NO_RUN_FOLDERS) >= 64:
