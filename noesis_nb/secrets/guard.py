@@ -48,7 +48,7 @@ from .joined import CHUNK_TEXT_KEYS, chunk_texts, split_secrets
 from .known import SEARCHED, Known, for_text, replaced, spans
 from .names import REDACTED_VALUE, WRAPS, hunted, looks_like_credential, unwrapped
 from .scan import distinct_key, learned, redact, shaped
-from .streamed import DELTA_KEYS, GOES_ON, QUIET_END, TAIL, Streams, set_at, streamed_piece, text_at
+from .streamed import DELTA_KEYS, GOES_ON, QUIET_END, TAIL, Streams, lone_text, set_at, streamed_piece, text_at
 from .streamed import KEYWORD as STREAM_KEYWORD
 from .streamed import TOKEN as STREAM_TOKEN
 from .text import (
@@ -246,8 +246,8 @@ class RunSecrets:
                     out = dict(payload)
             else:
                 out = dict(payload)
-        if event_id is None or (type(payload) is dict and DELTA_KEYS.isdisjoint(payload)):
-            return out  # most events: no streamed piece (``streamed_piece``'s own first test, without its call)
+        if event_id is None or (type(payload) is dict and DELTA_KEYS.isdisjoint(payload) and lone_text(payload) is None):
+            return out  # most events: no streamed piece (``streamed_piece``'s own tests)
         if type(payload) is dict and type(out) is dict and type(event_id) is str:
             # a piece at the payload's top (``{"text": …}``, as most notes are) in a stream whose pieces can join into
             # no secret is kept as a quiet stream's, inline: no call per piece (``Streams.quiet``)

@@ -20,7 +20,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from .joined import CHUNK_TOP_KEYS, chunk_text
+from .joined import CHUNK_TEXT_KEYS, CHUNK_TOP_KEYS, chunk_text
 from .known import Known, replaced, spans
 from .names import REDACTED_VALUE
 from .text import KEYWORDS_STR
@@ -34,6 +34,7 @@ __all__ = [
     "GOES_ON",
     "DELTA_KEYS",
     "streamed_piece",
+    "lone_text",
     "text_at",
     "set_at",
     "redact_streams",
@@ -230,10 +231,55 @@ def _add(stream: _Stream, piece: _Piece) -> bool:
 
 
 def streamed_piece(payload: Any) -> tuple[Where, str] | None:
-    """``(where, text)`` of an event payload that is a streamed piece (its text where a stream carries one), else None."""
-    if type(payload) is not dict or payload.keys().isdisjoint(DELTA_KEYS):  # most events: one set test
+    """``(where, text)`` of an event payload that is a streamed piece (its text where a stream carries one), else None:
+    a common stream's shape (``chunk_text``), else any chunk-like payload's lone text (``lone_text``)."""
+    if type(payload) is not dict:
         return None
-    return chunk_text(payload, messages=True)
+    if not payload.keys().isdisjoint(DELTA_KEYS):  # most pieces: one set test
+        got = chunk_text(payload, messages=True)
+        if got is not None:
+            return got
+    return lone_text(payload)
+
+
+_LONE_NODES = 24  # values looked at in a payload: a chunk is small, a larger payload is an ordinary event
+_LONE_DEPTH = 10  # steps down to the text (a wrapped Gemini chunk takes 8)
+_NAME_MAX = 40  # a chunk's other strings are names (a role, a type, a finish reason, an id): short, no space
+
+
+def lone_text(payload: Any) -> tuple[Where, str] | None:
+    """``(where, text)`` of a chunk-like payload: one whose only text is one string under a chunk text key
+    (``CHUNK_TEXT_KEYS``) at any depth, every other string a name (no space, at most ``_NAME_MAX`` characters) —
+    Gemini's ``candidates[0].content.parts[0].text``, Bedrock's ``contentBlockDelta.delta.text``, a chunk wrapped in
+    ``{"data": …}``; None for any other payload (two texts, prose beside it, a large one, the runtime's own events
+    naming an ``event_name``). Only a text key's string can be one, so a line holding none of those names is none."""
+    if type(payload) is not dict or "event_name" in payload:
+        return None
+    found: tuple[Where, str] | None = None
+    stack: list[tuple[Where, Any, Any]] = [((), payload, None)]
+    nodes = 0
+    while stack:
+        where, value, key = stack.pop()
+        nodes += 1
+        if nodes > _LONE_NODES:
+            return None
+        kind = type(value)
+        if kind is str:
+            if key in CHUNK_TEXT_KEYS:
+                if found is not None:
+                    return None
+                found = (where, value)
+            elif len(value) > _NAME_MAX or any(c.isspace() for c in value):
+                return None
+        elif kind is dict or kind is list:
+            if len(where) >= _LONE_DEPTH:
+                return None
+            items = value.items() if kind is dict else enumerate(value)
+            for name, item in items:
+                if kind is dict and type(name) is not str:
+                    return None
+                stack.append(((*where, name), item, name if kind is dict else None))
+    return found
 
 
 _GLUED = re.compile(
