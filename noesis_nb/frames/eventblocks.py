@@ -66,6 +66,9 @@ class EventColumns:
         self.sealed_tools = sealed_tools if sealed_tools is not None else [None] * len(names)
         # per run: its folder's stamp taken before its events were read (``_folder_stamp``): its seal since then
         self.folders = folders if folders is not None else [None] * len(names)
+        # what the runs read never screened reveal as secrets (their documents, tool records and logs): a value one
+        # run reveals is hidden in every frame of the load, in the others' rows too (``runlearned``)
+        self.revealed: frozenset[str] = frozenset()
 
     def frame(self) -> pd.DataFrame:
         """The events as a frame the caller owns: editing it never changes what the cache serves next."""
@@ -104,6 +107,7 @@ def load_events(
     batch = Batch(extras, _COMPACT)
     per_run: list[list[LoadProblem]] = []  # reported in run order once every batch is sealed
     fresh: list[tuple[Any, ...]] = []  # cache entries, stored once every batch they point into is sealed
+    pool: set[str] = set()  # what the runs never screened reveal (``EventColumns.revealed``)
     with gc_paused():
         paths = [r.fs.join(r.path, "events.jsonl") for r in refs]
         prefetch_remote(refs, _events_and_source_doc)
@@ -118,10 +122,14 @@ def load_events(
                     stamp = ref.stat_events(path)
                     hit = CACHE.get(key, (stamp, named_by, folder)) if stamp is not None else None
                     # a run never screened: its events were redacted with what its documents revealed then
-                    if hit is not None and hit[5] is not None and docs_revealed(ref)[0] != hit[5]:
+                    docs_now = docs_revealed(ref) if hit is not None and hit[5] is not None else None
+                    if docs_now is not None and hit is not None and docs_now[0] != hit[5]:
                         hit = None
                     if hit is not None:
-                        segment, cached_problems, source, named, tools, _ = hit
+                        segment, cached_problems, source, named, tools, _, revealed_in_log = hit
+                        if docs_now is not None:
+                            pool.update(docs_now[1])
+                            pool.update(revealed_in_log)
                         per_run.append(cached_problems)
                         segments.append(segment)
                         run_sources.append(source)
@@ -150,7 +158,7 @@ def load_events(
                     sealed_tools.append(None)
                     stamp = ref.fs.stat(path)
                     if use_cache and run_problems and stamp is not None and settled(stamp, folder):  # unreadable: keep its report
-                        CACHE.put(key, (stamp, named_by, folder), (_NO_EVENTS, run_problems, source, (), None, None))
+                        CACHE.put(key, (stamp, named_by, folder), (_NO_EVENTS, run_problems, source, (), None, None, ()))
                     continue
                 data, stamp = got
                 url = ref.fs.url(path)
@@ -169,10 +177,13 @@ def load_events(
                 )
                 sealed_tools.append(tools)
                 docs = None  # the stats of the documents whose secrets its events were redacted with
+                in_log: frozenset[str] = frozenset()  # the secrets its events reveal (kept with them)
                 ids_read = None if as_written else [e.get("episode_id") for e in evs]  # (a hidden id's length said)
                 if not as_written:  # never screened: redacted once, with what its other files reveal, then cached
                     docs, values = docs_revealed(ref)
-                    shown_records(evs, values)
+                    in_log = frozenset(shown_records(evs, values))
+                    pool.update(values)
+                    pool.update(in_log)
                 if corruptions:
                     run_problems.extend(LoadProblem(c.path, c.line_number, c.reason) for c in corruptions)
                 if torn and sealed:  # cut although the run was sealed before this read: damage, not a line in transit
@@ -193,7 +204,7 @@ def load_events(
                 # a file changed this very moment is read again next time; so is a live run's cut last line: it is in
                 # transit, or, once the run is sealed with it still cut, damage to report (the seal leaves its stamp)
                 if use_cache and settled(stamp, folder) and not (torn and not sealed):
-                    value = (segment, run_problems, source, named, tools, docs)
+                    value = (segment, run_problems, source, named, tools, docs, in_log)
                     fresh.append((key, (stamp, named_by, folder), value, stop - start))
                 if batch.rows >= _BATCH_ROWS:
                     batch.seal()
@@ -202,6 +213,10 @@ def load_events(
             batch.seal()
         for key, stamp, value, rows in fresh:  # a load that raised stores none: no entry points into a batch left half-built
             CACHE.put(key, stamp, value, rows=rows)
+        revealed = frozenset(pool)
+        problems.hide(revealed)  # a value one run reveals is said by no problem of the load
+        # a run's own rows were redacted with its own values as read: only a load of several needs them pooled
+        revealed = revealed if len(refs) > 1 else frozenset()
         for run_problems in filter(None, per_run):  # most runs have none
             problems.extend([p for p in run_problems if not is_seal_change(p)])
             problems.extend_later([p for p in run_problems if is_seal_change(p)])
@@ -209,10 +224,13 @@ def load_events(
         memo_key = ("events", extras_key, tuple(names))
         hit = MEMO.get(memo_key, tuple(segments)) if use_cache else None
         if hit is not None:
-            return EventColumns(hit.columns, hit.names, hit.lengths, run_sources, hit._df, sealed_tools, folders)
+            served = EventColumns(hit.columns, hit.names, hit.lengths, run_sources, hit._df, sealed_tools, folders)
+            served.revealed = revealed
+            return served
         loaded = _assemble(segments, names, extras, run_sources, systems)
         loaded.sealed_tools = sealed_tools
         loaded.folders = folders
+        loaded.revealed = revealed
         if use_cache:
             MEMO.put(memo_key, tuple(segments), loaded)
         return loaded

@@ -5,6 +5,9 @@ those rows: the cached events, the kept run rows and the memoised frames hold th
 ``runs_df`` (whose texts pass ``shown``) hid it where ``events_df`` showed it. Each frame's text columns are
 scrubbed here with ``known_shown()`` (what ``shown`` hides) on their way out: nothing to do while nothing is learned,
 and a column already scrubbed with the same values (the same array, served again from a cache) is not read again.
+
+A load also hides what any of its runs reveals (``also``: a password run A names, echoed by run B in the same root,
+is hidden in B's rows too, cached or not), as it hides what the process learned.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import pandas as pd
 from ..secrets.guard import RunSecrets, known_shown
 from .shownids import ID_COLUMNS
 
-__all__ = ["learned_hidden"]
+__all__ = ["learned_hidden", "hidden_values"]
 
 _SLICE = 4096  # values judged by one JSON pass: only a slice that may hold a value is scrubbed value by value
 _GUARD: tuple[tuple[str, ...] | None, RunSecrets | None] = (None, None)
@@ -61,10 +64,30 @@ def _guard(values: tuple[str, ...]) -> RunSecrets:
     return _GUARD[1]  # type: ignore[return-value]
 
 
-def learned_hidden(df: pd.DataFrame) -> pd.DataFrame:
-    """``df`` with the learned values hidden in its text columns (ids are ``ids_shown``'s); ``df`` itself when none
-    is there. Categories are scrubbed as categories, so a column of a few distinct texts costs a few scrubs."""
-    values = known_shown()
+#: (the learned values, a load's revealed values, both as one tuple): the same tuple while neither changes, so the
+#: caches keyed by its identity serve again
+_BOTH: tuple[tuple[str, ...], frozenset[str], tuple[str, ...]] = ((), frozenset(), ())
+
+
+def hidden_values(also: frozenset[str] = frozenset()) -> tuple[str, ...]:
+    """The values every frame hides: those the process learned (``known_shown``) and ``also``, what the runs of the
+    load reveal."""
+    global _BOTH
+    known = known_shown()
+    if not also or also.issubset(known):
+        return known
+    if _BOTH[0] is known and _BOTH[1] == also:
+        return _BOTH[2]
+    both = tuple(sorted({*known, *also}, key=len, reverse=True))
+    _BOTH = (known, also, both)
+    return both
+
+
+def learned_hidden(df: pd.DataFrame, also: frozenset[str] = frozenset()) -> pd.DataFrame:
+    """``df`` with the learned values and ``also`` (what the load's runs reveal) hidden in its text columns (ids are
+    ``ids_shown``'s); ``df`` itself when none is there. Categories are scrubbed as categories, so a column of a few
+    distinct texts costs a few scrubs."""
+    values = hidden_values(also)
     if not values or df.empty:
         return df
     guard = _guard(values)

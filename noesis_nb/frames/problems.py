@@ -1,4 +1,9 @@
-"""Per-run problems found while loading: collected (``strict=False``) or raised (``strict=True``)."""
+"""Per-run problems found while loading: collected (``strict=False``) or raised (``strict=True``).
+
+A problem's reason may quote a value from a run (``duration_sec is '…'``): every problem a frame says, in
+``df.attrs["errors"]`` or raised, goes through one screen (``screened``) with what the load's runs reveal as secrets
+(``Problems.hide``) and what the process learned, so it never shows a value the frame's rows hide.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +11,10 @@ from dataclasses import dataclass, field
 
 from .._keywords import check_yes_no
 from ..errors import EventLogCorruption, EventLogIntegrityError, NoesisNbError, quoted_path
+from ..secrets.guard import known_shown
+from ..secrets.revealed import scrubbed
 
-__all__ = ["LoadProblem", "RunLoadError", "Problems", "CUT_IN_SEALED_RUN", "NO_EVENTS_IN_SEALED_RUN", "SEAL_CHANGE"]
+__all__ = ["LoadProblem", "RunLoadError", "Problems", "screened", "CUT_IN_SEALED_RUN", "NO_EVENTS_IN_SEALED_RUN", "SEAL_CHANGE"]
 
 # a sealed run's events.jsonl that ends mid-line: an event lost (a copy cut short), not one still being written
 CUT_IN_SEALED_RUN = "the last line is cut off (no newline) although the run is sealed; it is not read"
@@ -38,6 +45,16 @@ class LoadProblem:
         return {"path": self.path, "line": self.line, "reason": self.reason}
 
 
+def screened(problem: LoadProblem, values: frozenset[str]) -> LoadProblem:
+    """``problem`` with ``values`` and the values the process learned redacted in its reason (the path names the
+    file, as the frames name it); the same object when it quotes none."""
+    hidden = values.union(known_shown()) if values else frozenset(known_shown())
+    if not hidden:
+        return problem
+    reason = scrubbed(problem.reason, hidden)
+    return problem if reason == problem.reason else LoadProblem(problem.path, problem.line, reason, kind=problem.kind)
+
+
 class RunLoadError(NoesisNbError, ValueError):
     """A run file could not be read (``strict=True``). ``problem`` says which file and line."""
 
@@ -59,6 +76,15 @@ class Problems:
         # one fact found by two readers of a run (its row, its calls), whatever class each made it with, is said once
         self._seen: set[tuple[str, int | None, str]] = set()
         self._later: list[LoadProblem] = []  # strict: raised once the load's own problems had their turn (``settle``)
+        self.hidden: frozenset[str] = frozenset()  # what the load's runs reveal as secrets: no problem says it
+
+    def hide(self, values: frozenset[str]) -> None:
+        """Hide ``values`` (what a run of the load reveals) in every problem said, before and after."""
+        if values and not values.issubset(self.hidden):
+            self.hidden = self.hidden | values
+
+    def _raise(self, problem: LoadProblem) -> None:
+        raise RunLoadError(screened(problem, self.hidden))
 
     def _keep(self, problem: LoadProblem) -> None:
         said = (problem.path, problem.line, problem.reason)
@@ -69,7 +95,7 @@ class Problems:
     def add(self, path: str, reason: str, line: int | None = None) -> None:
         problem = LoadProblem(str(path), line, reason)
         if self.strict:
-            raise RunLoadError(problem)
+            self._raise(problem)
         self._keep(problem)
 
     def add_corruptions(self, corruptions: list[EventLogCorruption]) -> None:
@@ -81,7 +107,7 @@ class Problems:
     def extend(self, problems: list[LoadProblem]) -> None:
         for p in problems:
             if self.strict:
-                raise RunLoadError(p)
+                self._raise(p)
             self._keep(p)
 
     def extend_later(self, problems: list[LoadProblem]) -> None:
@@ -97,8 +123,9 @@ class Problems:
         """Raise the first problem ``extend_later`` kept back (strict), if no other was raised before."""
         if self._later:
             first, self._later = self._later[0], []
-            raise RunLoadError(first)
+            self._raise(first)
 
     def as_records(self) -> list[dict[str, object]]:
+        """The problems said, each through ``screened`` with what the load's runs reveal."""
         self.settle()
-        return [p.as_dict() for p in self.items]
+        return [screened(p, self.hidden).as_dict() for p in self.items]

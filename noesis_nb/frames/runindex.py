@@ -195,6 +195,8 @@ def _entry(record: RunRecord) -> dict[str, Any] | None:
         "calls_from": record["calls_from"],
         "status": record["status"],
         "written_here": record.get("written_here", False),
+        # whether its files reveal a secret (never which): a run revealing none needs no reading to pool its values
+        "reveals": bool(record.get("revealed")),
         # price table version -> whether the summary's sums give way to the calls: filled in by this load
         "sums_checked": record.setdefault("sums_checked", {}),
     }
@@ -268,6 +270,8 @@ def _record(ref: RunRef, entry: Any) -> tuple[RunRecord, Any] | None:
             "indexed": True,
         }
         record["call_columns"] = (calls, _loaded_columns(entry["columns"], len(calls)))
+        if entry.get("reveals") is False:  # its files reveal no secret: nothing to pool (``runs._revealed_by_any``)
+            record["revealed"] = frozenset()
     except (KeyError, TypeError, ValueError, IndexError, AttributeError):
         return None
     return record, stamp_checks(ref, stamp)

@@ -2,7 +2,9 @@
 
 ``runs_df`` shows a run's summary and state, ``events_df`` (and the frames made from it) its log: each redacts, in
 every field it shows from the run, the values all the run's documents reveal as secrets (``secrets.revealed``),
-whichever was read first. What a reader does not read itself is read here, kept (``_KEPT``) under the stats of the
+whichever was read first. Its documents are its summary, state and final.json and every tool record
+(``tool_invocations/…/*.json``: a draft's ``env: {"DB_PASSWORD": …}``, a decision's note), so a value a record names
+is hidden where an event echoes it. What a reader does not read itself is read here, kept (``_KEPT``) under the stats of the
 files read: a file changed since (a log naming a password now) is read again, and the rows a reader made
 from the run hold the same stats in their own stamps (``stats``), so a warm load never keeps a value in clear.
 Only a run noesis_nb did not seal comes here: one it sealed was screened as it was written.
@@ -15,20 +17,45 @@ from typing import Any
 import orjson
 
 from ..secrets.revealed import revealed, revealed_in_log
+from ..store.layout import PREPARED_DIRS
 from .fs import BadFile, Stat, settled
 from .source import RunRef
 
-__all__ = ["DOCS", "docs_revealed", "log_revealed"]
+__all__ = ["DOCS", "TOOL_RECORD_FOLDERS", "docs_revealed", "log_revealed", "tools_revealed"]
 
-#: a run's documents other than its log (``events.jsonl``)
+#: a run's documents other than its log (``events.jsonl``) and its tool records
 DOCS = ("summary.json", "state.json", "final.json")
+#: the folders of a run's tool records (drafts, decisions, results), each record a document that can reveal a value
+TOOL_RECORD_FOLDERS = tuple(("tool_invocations", *sub.split("/")) for sub in (*PREPARED_DIRS, "approvals", "executions"))
 _KEPT: dict[tuple[Any, ...], tuple[dict[str, Any], frozenset[str]]] = {}  # (run, files) -> (their stats, values)
 _KEPT_MAX = 8192
 
 
 def docs_revealed(ref: RunRef) -> tuple[dict[str, Stat | None], frozenset[str]]:
-    """(the stats of the run's documents, the secret values they hold)."""
-    return _kept(ref, DOCS, _docs_values)
+    """(the stats of the run's documents, its tool records' among them, the secret values they hold). A record made,
+    removed or edited since changes the stats, so what was redacted with the old ones is made again."""
+    stats, found = _kept(ref, DOCS, _docs_values)
+    tool_stats, in_tools = tools_revealed(ref)
+    return {**stats, **tool_stats}, found | in_tools
+
+
+def tools_revealed(ref: RunRef) -> tuple[dict[str, Stat | None], frozenset[str]]:
+    """(the stats of the run's tool records, by path in the run; the secret values they hold)."""
+    names = _tool_records(ref)
+    return _kept(ref, names, _docs_values) if names else ({}, frozenset())
+
+
+def _tool_records(ref: RunRef) -> tuple[str, ...]:
+    """The run's tool records (``TOOL_RECORD_FOLDERS``' ``*.json``), by path in the run; a folder that cannot be
+    listed is reported by ``tools_df``, and holds none here."""
+    names: list[str] = []
+    for parts in TOOL_RECORD_FOLDERS:
+        try:
+            listed = ref.listdir(*parts)
+        except BadFile:
+            continue
+        names.extend("/".join((*parts, name)) for name in sorted(listed) if name.endswith(".json"))
+    return tuple(names)
 
 
 def log_revealed(ref: RunRef) -> tuple[dict[str, Stat | None], frozenset[str]]:
@@ -40,7 +67,7 @@ def _kept(ref: RunRef, names: tuple[str, ...], values: Any) -> tuple[dict[str, S
     key = (ref.fs.protocol, ref.path, names)
     hit = _KEPT.get(key)
     if hit is not None:  # read before: stat its files to see whether they changed since
-        stats = {name: ref.fs.stat(ref.file(name)) for name in names}
+        stats = {name: ref.fs.stat(ref.file(*name.split("/"))) for name in names}
         if hit[0] == stats:
             return stats, hit[1]
     # each file's stat comes with its read (taken before its bytes): a change since shows next time
@@ -56,7 +83,7 @@ def _kept(ref: RunRef, names: tuple[str, ...], values: Any) -> tuple[dict[str, S
 
 def _read(ref: RunRef, name: str) -> tuple[bytes, Stat] | None:
     try:
-        return ref.read(name)
+        return ref.read(*name.split("/"))
     except BadFile:  # reported by the reader that shows the file; none of its text is shown
         return None
 

@@ -38,7 +38,7 @@ from .problems import LoadProblem, Problems
 from .progress import progress as _progress
 from .provenance import sealed_here
 from .runindex import RunIndex, index_for
-from .runlearned import log_revealed
+from .runlearned import docs_revealed, log_revealed, tools_revealed
 from .runrecord import RunRecord, calls_from_events, read_run, run_unchanged, stamp_checks, status_from_log
 from .runusage import PriceMemo, run_usage, sums_hide_priced_parts
 from .sealsizes import REPEATED, changed_problem, content_changed, content_problem, is_seal_change
@@ -195,8 +195,13 @@ def _load(
         # the frame hides the environment's secrets as they are now (``environ_hidden``): a new set, a new frame
         key = (tuple((c.name, c.path, id(c.fn), c.type) for c in extras), memo.version, environ_secrets())
         hit = MEMO.get(("runs", key), tuple(records)) if cache else None
+        pool = _revealed_by_any(records)
+        problems.hide(pool)
         if hit is None:
-            df, odd = hit = _frame(records, extras, pricer)
+            df, odd = _frame(records, extras, pricer)
+            if len(records) > 1:  # a value one run reveals, hidden in every row (its own row hides it already)
+                df = learned_hidden(df, pool)
+            hit = df, odd
             if cache:
                 MEMO.put(("runs", key), tuple(records), hit)
             if keeper is not None and len(problems.items) == found and not odd:
@@ -232,6 +237,7 @@ def _record(
             # a record from the index has no documents: a load that asks for them reads the run in full
             if run_unchanged(ref, stamp, checks) and (from_index or not record.get("indexed")):
                 if run_problems:
+                    problems.hide(record.get("revealed") or frozenset())
                     problems.extend(run_problems)
                 return record
     index = None
@@ -288,6 +294,7 @@ def _record(
             record["row"]["tool_calls"] = None
     if not record["written_here"]:
         _hide_revealed(record, stamp)
+        problems.hide(record["revealed"])  # its problems quote none of them (a password read as a duration)
     problems.extend(run_problems)
     if use_cache and settled(stamp):  # stamp: every file read, edited in place or not; none changed this very moment
         checks = stamp_checks(ref, stamp) if ref.fs.protocol == "file" else None
@@ -496,14 +503,31 @@ def _shown_text(row: dict[str, Any]) -> None:
         row["tags"] = {shown(k): v for k, v in shown_value(tags).items()}
 
 
+def _revealed_by_any(records: list[RunRecord]) -> frozenset[str]:
+    """What the load's runs not screened as written reveal as secrets (``_hide_revealed``), pooled: a password run A
+    names is hidden where run B echoes it. A record the runs index served (no documents kept) whose run reveals
+    something (the index says whether, never what) has its run's files looked at again (``runlearned``)."""
+    pool: set[str] = set()
+    for record in records:
+        if record.get("written_here"):
+            continue
+        values = record.get("revealed")
+        if values is None:
+            ref = record["ref"]
+            values = record["revealed"] = docs_revealed(ref)[1] | log_revealed(ref)[1]
+        pool.update(values)
+    return frozenset(pool)
+
+
 def _hide_revealed(record: RunRecord, stamp: dict[str, Any]) -> None:
     """Hide in the row of a run not written here the values any of its files reveals as secrets (``runlearned``): a
     password its log names is redacted in its task, flags and tags too. The log's stat joins the run's ``stamp``: a
     log changed since is read again, and the row made again."""
     stats, in_log = log_revealed(record["ref"])
-    for name, stat in stats.items():
+    tool_stats, in_tools = tools_revealed(record["ref"])  # a draft's env naming a password, echoed in the task
+    for name, stat in (*stats.items(), *tool_stats.items()):
         stamp.setdefault(name, stat)
-    values = record["revealed"] = revealed((record["summary"], record["state"], record["final"])) | in_log
+    values = record["revealed"] = revealed((record["summary"], record["state"], record["final"])) | in_log | in_tools
     if values:
         row = record["row"]
         for name in (*_FREE_TEXT, "tags"):

@@ -556,6 +556,7 @@ def tools_df(
         )
         for i, ref in enumerate(refs)
     ]
+    problems.hide(loaded.revealed)  # what any run of the load reveals: said by none of its problems
     for _, _, run_problems in runs:
         problems.extend(run_problems)
     # the frame hides the environment's secrets as they are now (``environ_hidden``, as runs_df): a new set, a new frame
@@ -583,4 +584,4 @@ def tools_df(
     df = _arrays.detached(df)
     df.attrs["errors"] = problems.as_records()
     warn_of_problems("tools_df", df.attrs["errors"], refs)
-    return ids_shown(learned_hidden(df))
+    return ids_shown(learned_hidden(df, loaded.revealed))

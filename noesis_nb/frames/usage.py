@@ -277,7 +277,7 @@ def usage_df(
         problems.extend(_unused_prices(pricer, df, source))
     df.attrs = {**df.attrs, "errors": problems.as_records()}
     warn_of_problems("usage_df", df.attrs["errors"], refs)
-    return ids_shown(learned_hidden(df))
+    return ids_shown(learned_hidden(df, loaded.revealed))
 
 
 #: the figures of a call read from a sealed log changed since its seal: unknown, as ``runs_df``'s totals of that run

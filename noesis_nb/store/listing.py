@@ -48,9 +48,14 @@ def run_info(run_dir: Path, *, strict_manifest: bool = False) -> dict[str, Any]:
 
 
 def _row(
-    run_dir: Path, strict_manifest: bool, seal: SealState | None, problems: list[dict[str, Any]] | None = None
+    run_dir: Path,
+    strict_manifest: bool,
+    seal: SealState | None,
+    problems: list[dict[str, Any]] | None = None,
+    pool: set[str] | None = None,
 ) -> dict[str, Any]:
-    """``run_info``; ``seal``: the run's ``seal_state`` taken just before (None: none taken). A complete seal is
+    """``run_info``; ``seal``: the run's ``seal_state`` taken just before (None: none taken); ``pool`` gets what the
+    run reveals as secrets. A complete seal is
     kept as it is (a seal once written stays), so a sealed run's seal is looked at once, not three times; any other
     answer is looked at again where it decides (``status_now``), as the run may be sealed meanwhile.
 
@@ -105,7 +110,23 @@ def _row(
     values = run_revealed(run_dir, summary, state)  # a secret one file names, in clear in another: hidden in each
     for name in _SHOWN_TEXT if values else ():
         row[name] = scrubbed(row[name], values)
+    if pool is not None:
+        pool.update(values)
     return row
+
+
+def _pooled(rows: list[dict[str, Any]], problems: list[dict[str, Any]], pool: set[str]) -> None:
+    """Hide, in place, in every row's texts and every problem's reason what any run listed reveals (``pool``): a
+    password run A names, echoed in run B's task, is hidden there too, as the frames hide it."""
+    values = frozenset(pool)
+    if not values:
+        return
+    for row in rows:
+        for name in _SHOWN_TEXT:
+            row[name] = scrubbed(row[name], values)
+    for problem in problems:
+        if isinstance(problem.get("reason"), str):
+            problem["reason"] = scrubbed(problem["reason"], values)
 
 
 #: the fields of a row shown from the run's own files
@@ -183,14 +204,14 @@ def _tail_events(run_dir: Path, errors: list[EventLogCorruption] | None = None) 
     return events
 
 
-def _info(run_dir: Path, strict_manifest: bool, problems: list[dict[str, Any]]) -> dict[str, Any]:
+def _info(run_dir: Path, strict_manifest: bool, problems: list[dict[str, Any]], pool: set[str] | None = None) -> dict[str, Any]:
     """``run_info``, or for a run folder this user may not read (another account's, ``chmod 0``) a row that only
     names it: all else unknown, where the raw ``PermissionError`` would end the whole listing."""
     try:
         seal = seal_state(run_dir)
         if seal.unknown is not None:  # its seal cannot be looked at: nothing read of it is known
             raise PermissionError(run_dir)
-        return _row(run_dir, strict_manifest, seal, problems)
+        return _row(run_dir, strict_manifest, seal, problems, pool)
     except PermissionError:
         return {
             **dict.fromkeys(("task", "started_at", "success", "duration_sec", "status", "outcome", "process")),
@@ -226,7 +247,9 @@ def listed_runs(
     since = _since(since)
     root = check_root(runs_dir if runs_dir is not None else config.runs_dir(), reading=True)
     problems: list[dict[str, Any]] = []
-    rows = [_info(d, strict_manifest, problems) for d in iter_run_dirs(root)]
+    pool: set[str] = set()  # what the runs reveal as secrets: hidden in every row (``_pooled``)
+    rows = [_info(d, strict_manifest, problems, pool) for d in iter_run_dirs(root)]
+    _pooled(rows, problems, pool)
     if since:
         rows = [r for r in rows if (r["started_at"] or "") >= since]
     rows.sort(key=lambda r: r["started_at"] or "", reverse=True)

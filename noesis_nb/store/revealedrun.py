@@ -12,9 +12,12 @@ import os
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from ..secrets.revealed import revealed, revealed_in_log
 from .artifacts import read_json_checked
-from .runfiles import UnreadableRunFile, change_stamp, read_file
+from .layout import PREPARED_DIRS
+from .runfiles import UnreadableRunFile, change_stamp, list_dir, read_file
 from .seal import SEAL_KEY, vouched
 
 __all__ = ["run_revealed", "run_vouched"]
@@ -35,7 +38,33 @@ def run_revealed(run_dir: Path, summary: Any, state: Any, final: Any = None, eve
         in_log = revealed_in_log(got[0]) if got is not None else frozenset()
     else:
         in_log = revealed([events])
-    return revealed((summary, state, final)) | in_log
+    return revealed((summary, state, final, *_tool_records(run_dir))) | in_log
+
+
+#: the folders of a run's tool records (``frames.runlearned.TOOL_RECORD_FOLDERS``): each record can name a secret
+_TOOL_FOLDERS = tuple(Path("tool_invocations", sub) for sub in (*PREPARED_DIRS, "approvals", "executions"))
+
+
+def _tool_records(run_dir: Path) -> list[Any]:
+    """The run's tool records, parsed (a draft's ``env: {"DB_PASSWORD": …}`` reveals it where an event echoes it);
+    one that cannot be read or parsed holds none here (its reader says it)."""
+    docs = []
+    within = os.fspath(run_dir)
+    for folder in _TOOL_FOLDERS:
+        path = os.fspath(run_dir / folder)
+        try:
+            names = list_dir(path, within)
+        except UnreadableRunFile:
+            continue
+        for name in sorted(names):
+            if not name.endswith(".json"):
+                continue
+            try:
+                got = read_file(os.path.join(path, name), within)
+                docs.append(orjson.loads(got[0]) if got is not None else None)
+            except (UnreadableRunFile, orjson.JSONDecodeError):
+                continue
+    return docs
 
 
 def run_vouched(run_dir: Path, final: Any) -> bool:
