@@ -27,7 +27,7 @@ from ..store.instants import epoch_seconds
 from .bundle import execution_count
 from .keyguard import count_unit
 from .render import esc, refusal_html, short
-from .replayspeed import MAX_GAP_S, SPEEDS, next_frame, speed_named
+from .replayspeed import MAX_GAP_S, REDRAW_S, SPEEDS, next_frame, paced_frame, run_clock, speed_named
 from .theme import ROOT_CLASS
 from .view import EpisodeView
 
@@ -170,10 +170,23 @@ class ReplayView(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type info
             self.pause()
 
     async def _play(self) -> None:
+        loop, clock = asyncio.get_running_loop(), run_clock(self.times)
+        speed, start, began, last = "", 0, 0.0, -1
         while self.k < self.total:
-            step, delay = next_frame(self.times, self.k, self.speed.value)  # max is never slower than 10×
-            await asyncio.sleep(delay)
-            self.seek(self.k + step)
+            if self.speed.value != speed or self.k != last:  # (re)started, a new speed, or moved: played from here
+                speed, start, began = self.speed.value, self.k, loop.time()
+            if speed == "max":  # short frames, and never behind where 10× would be
+                step, delay = next_frame(self.times, self.k, "max")
+                await asyncio.sleep(delay)
+                ten, _ = paced_frame(clock, start, "10×", loop.time() - began)
+                self.seek(max(self.k + step, ten))
+            else:
+                shown, delay = paced_frame(clock, start, speed, loop.time() - began)
+                if shown > self.k:
+                    self.seek(shown)
+                    delay = max(delay, REDRAW_S)  # every event due is shown; redraws stay at most 10 a second
+                await asyncio.sleep(delay)
+            last = self.k
         self._task = None
         if self.play_button.value:
             self.play_button.value = False

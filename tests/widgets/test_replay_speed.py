@@ -64,7 +64,7 @@ def test_max_is_never_slower_than_ten_times(runs_dir: Path, comm_log: list) -> N
     assert replay.total > 40
     frames = {speed: played(replay, speed) for speed in ("1×", "10×", "max")}
     assert frames["max"][1] <= frames["10×"][1] <= frames["1×"][1], frames  # seconds waited
-    assert frames["max"][0] <= frames["10×"][0], frames  # frames drawn
+    assert frames["max"][0] <= 100 + 1, frames  # frames drawn (1× and 10× draw at most ten a second, so fewer here)
     assert frames["max"][1] <= 0.05 * 100  # a run of any length plays in at most ~100 short frames
 
 
