@@ -5,7 +5,9 @@ writes atomically. Only such files count: a folder, a FIFO, a socket or a symbol
 not) in either place is no seal, and whoever asks gets the same answer from ``seal_state``. Such a
 run was crafted or damaged; whatever would write into it (resume, a decision, recovery, a seal)
 refuses it whole with ``SealDocumentError``, before writing anything, because it cannot tell whether
-the run ended. A reader that needs a seal document's bytes takes them from ``read_seal_file``, which
+the run ended. So does a writer (``refuse_odd_seal``) of a run whose seal document is a regular file holding no
+JSON object: noesis_nb writes each whole, at once, so one cut short or garbled is damage, never a seal under way.
+A reader that needs a seal document's bytes takes them from ``read_seal_file``, which
 never follows a link, so what it reads is what ``seal_state`` counts.
 """
 
@@ -16,6 +18,8 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+
+import orjson
 
 from ..errors import RunLifecycleError
 from .runfiles import MAX_DOCUMENT_BYTES, Stamp, UnreadableRunFile, inside, what_is
@@ -32,6 +36,7 @@ __all__ = [
 
 SEAL_FILES = ("final.json", "manifest.json")
 _CANNOT_LOOK = "cannot be looked at"
+_DAMAGED = "a regular file holding no JSON object"
 
 
 class SealDocumentError(RunLifecycleError):
@@ -43,6 +48,15 @@ class SealDocumentError(RunLifecycleError):
             super().__init__(
                 f"{self.path} {what}, so whether run {self.path.parent.name} ended cannot be told and nothing is written "
                 f"into it. Give this user access to the run's folder (or run as the user who owns it), then try again"
+            )
+            return
+        if what.startswith(_DAMAGED):
+            super().__init__(
+                f"{self.path} is {what}, not the run's {self.path.name} as noesis_nb writes it (whole, at once, when it "
+                f"seals a run): it was cut short or damaged, so whether run {self.path.parent.name} ended cannot be told "
+                f"and nothing is written into it (no decision, no resume). Move {self.path} out of the run folder (then "
+                f"resume_run({self.path.parent.name!r}) seals the run again from its log if the log ended, or it stays "
+                "paused for approve_draft/reject_draft), or restore the run from a copy, then try again"
             )
             return
         super().__init__(
@@ -114,10 +128,33 @@ def seal_state(run_dir: str | os.PathLike[str]) -> SealState:
 
 
 def refuse_odd_seal(run_dir: str | os.PathLike[str]) -> SealState:
-    """``seal_state`` of a run about to be written: ``SealDocumentError`` when a seal document is odd."""
+    """``seal_state`` of a run about to be written: ``SealDocumentError`` when a seal document is odd, or is a
+    regular file holding no JSON object (cut short or garbled: ``_damaged``)."""
     state = seal_state(run_dir)
     state.refuse_odd()
+    for name, there in zip(SEAL_FILES, (state.final, state.manifest)):
+        damage = _damaged(os.path.join(run_dir, name)) if there else None
+        if damage is not None:
+            raise SealDocumentError(Path(run_dir) / name, f"{_DAMAGED} ({damage})")
     return state
+
+
+def _damaged(path: str) -> str | None:
+    """What is wrong with the seal document at ``path``, a regular file, when it holds no JSON object; else None.
+    One that cannot be read (no permission, too large) is not judged here: the seal stands, as ``seal_state`` says."""
+    try:
+        got = read_seal_file(path)
+    except UnreadableSealFile:
+        return None
+    if got is None:  # gone meanwhile
+        return None
+    if not got[0]:
+        return "it is empty"
+    try:
+        value = orjson.loads(got[0])
+    except orjson.JSONDecodeError as exc:
+        return f"not JSON: {str(exc).split(':')[0]}, {len(got[0])} bytes"
+    return None if isinstance(value, dict) else f"JSON {type(value).__name__}, not an object"
 
 
 class UnreadableSealFile(UnreadableRunFile):

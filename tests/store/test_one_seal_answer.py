@@ -197,11 +197,12 @@ def check_otel_cut_line(run: Path, seal: SealState) -> None:
 
 
 def _refused(run: Path, seal: SealState, call: Callable[[], Any]) -> Any:
-    """``call`` refuses an odd seal document by name, a seal (or one being written) as sealed, writing nothing;
-    else it does what it does."""
+    """``call`` refuses an odd seal document by name, a damaged one (a regular file holding no JSON object) by name
+    too, a seal (or one being written) as sealed, writing nothing; else it does what it does."""
     before = tree(run)
-    if seal.odd is not None:
-        with pytest.raises(SealDocumentError, match=str(seal.odd[0])):
+    damaged = [run / n for n in ("final.json", "manifest.json") if _no_json_object(run / n)]
+    if seal.odd is not None or damaged:
+        with pytest.raises(SealDocumentError, match=str(seal.odd[0] if seal.odd is not None else damaged[0])):
             call()
     elif seal.final or seal.manifest:
         with pytest.raises(RunSealedError) as caught:
@@ -211,6 +212,17 @@ def _refused(run: Path, seal: SealState, call: Callable[[], Any]) -> Any:
         return call()
     assert tree(run) == before
     return None
+
+
+def _no_json_object(path: Path) -> bool:
+    """A regular file small enough to be read that holds no JSON object (``refuse_odd_seal`` refuses it)."""
+    st = os.lstat(path) if os.path.lexists(path) else None
+    if st is None or not stat.S_ISREG(st.st_mode) or st.st_size > MAX_DOCUMENT_BYTES:
+        return False
+    try:
+        return not isinstance(orjson.loads(path.read_bytes()), dict)
+    except orjson.JSONDecodeError:
+        return True
 
 
 def check_decide(run: Path, seal: SealState) -> None:
