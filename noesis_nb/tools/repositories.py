@@ -277,7 +277,7 @@ class ApprovalDecisionRepository(_Repository):
         if decision is not None and decision.draft_id is not None and decision.draft_id != key:
             raise DecisionFileError(
                 f"{path}: holds the decision on draft {quoted(decision.draft_id)}, not {quoted(key)} "
-                "as its name says. Restore the file from a backup or delete it and decide again."
+                f"as its name says. {_decide_again(path, key)}"
             )
         return decision
 
@@ -286,7 +286,7 @@ class ApprovalDecisionRepository(_Repository):
         try:
             data = read_json_object(path)
         except ValueError as exc:
-            raise DecisionFileError(f"{path}: {keys_hidden(str(exc))}. Rewrite it as a decision object or delete it.") from None
+            raise DecisionFileError(f"{path}: {keys_hidden(str(exc))}. {_decide_again(path, None)}") from None
         if data is None:
             return None
         try:
@@ -299,8 +299,20 @@ class ApprovalDecisionRepository(_Repository):
             )
             raise DecisionFileError(
                 f"{path}: not a valid approval decision ({problems}). Fields decision_id, run_id, request_id "
-                "and status ('approved' or 'rejected') are required; fix or delete the file."
+                f"and status ('approved' or 'rejected') are required. {_decide_again(path, None)}"
             ) from None
+
+
+def _decide_again(path: Path, draft_id: str | None) -> str:
+    """The fix for a decision file that is no decision on its draft: deciding again moves it aside by itself (nothing
+    is ever deleted by hand)."""
+    run = quoted(path.parent.parent.parent.name)
+    draft = quoted(draft_id if draft_id is not None else path.name.removesuffix(".json"))
+    return (
+        f"Decide the draft again: approve_draft({run}, {draft}, approver_id=...) or reject_draft(...) moves this file "
+        f"aside (kept as {path.name}.invalid-<time>) and records the decision in its place; or restore the file "
+        "from a copy of the run"
+    )
 
 
 class IdempotencyRepository(_Repository):
