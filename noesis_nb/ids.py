@@ -32,6 +32,7 @@ __all__ = [
     "first_outside",
     "outside_message",
     "RESERVED_NAMES",
+    "WINDOWS_RESERVED",
     "MAX_NEW_EPISODE_ID",
 ]
 
@@ -66,18 +67,37 @@ def new_checkpoint_id() -> str:
 
 #: folders a runs root holds beside its runs (``batch(...)`` records under ``batches/``): no run may take them
 RESERVED_NAMES = frozenset({"batches"})
+#: names Windows keeps for devices, whatever follows their first dot ("NUL.txt"): no folder of a copy of the root there
+#: can take them (compared case-insensitively, as Windows does)
+WINDOWS_RESERVED = frozenset({"con", "prn", "aux", "nul"} | {f"com{i}" for i in range(1, 10)} | {f"lpt{i}" for i in range(1, 10)})
 #: the longest id a new run takes: its drafts are named ``draft:<episode id>:req_<26>``, at most 200 characters
 MAX_NEW_EPISODE_ID = 160
 
 
 def validate_new_episode_id(value: object) -> str:
-    """``validate_id`` for the id of a run about to be made: not a folder the root keeps for itself, and short
-    enough for the ids and file names made from it (a longer one made a run whose drafts could not be named)."""
+    """``validate_id`` for the id of a run about to be made: not a folder the root keeps for itself, a name a copy
+    of the root on Windows can hold (no device name such as ``CON`` or ``nul.txt``, no final dot), and short enough
+    for the ids and file names made from it (a longer one made a run whose drafts could not be named). A run read
+    (not made) keeps any such name: only new ones are refused. The root's other runs are compared by case when the
+    run is made (``Recorder.create``)."""
     episode_id = validate_id(value)
     if episode_id.casefold() in RESERVED_NAMES:
         raise InvalidIdError(
             f"episode id {quoted(episode_id)} is the name of a folder the runs root keeps for batch records; "
             "pick another id (or leave episode_id out for a new one)"
+        )
+    if episode_id.split(".", 1)[0].casefold() in WINDOWS_RESERVED:
+        raise InvalidIdError(
+            f"episode id {quoted(episode_id)} is a device name on Windows ({episode_id.split('.', 1)[0].upper()}, "
+            "whatever follows a dot): a copy of the runs root there (a zip unpacked, a shared drive) could not hold "
+            f"its folder; pick another id (e.g. {quoted('ep_' + episode_id.replace('.', '_'))}), or leave episode_id "
+            "out for a new one"
+        )
+    if episode_id.endswith("."):
+        raise InvalidIdError(
+            f"episode id {quoted(episode_id)} ends with '.', which Windows drops from a folder's name (its copy of the "
+            f"run would be named {quoted(episode_id.rstrip('.'))}); end it with a letter, a digit or '_', or leave "
+            "episode_id out for a new one"
         )
     if len(episode_id) > MAX_NEW_EPISODE_ID:
         raise InvalidIdError(

@@ -34,7 +34,7 @@ from ..errors import (
     refusal_fix,
     refused_write,
 )
-from ..ids import new_checkpoint_id, new_event_id, validate_id, validate_new_episode_id
+from ..ids import is_minted, new_checkpoint_id, new_event_id, validate_id, validate_new_episode_id
 from ..secrets import for_run as secrets_for_run
 from ..secrets import redact as redact_secrets
 from ..secrets.quoted import quoted
@@ -67,6 +67,26 @@ _EAGER_SHARE, _EAGER_SLACK_S = 0.1, 0.05  # the time early sweeps may take: this
 INDEXED_PHASES = frozenset({"action_candidate", "governance", "act", "runtime", "terminate"})
 _LOOKED_AT = INDEXED_PHASES | TALLIED_IN_DETAIL  # the phases whose events are more than counted as they are written
 _monotonic = time.monotonic
+
+
+def _refuse_case_twin(runs_dir: Path, episode_id: str) -> None:
+    """``RunExistsError`` when the root holds a run whose id differs from ``episode_id`` by case only (``ep_x`` beside
+    ``ep_X``): a copy of the root on macOS or Windows (case-insensitive) holds one folder for both. One listing of the
+    root; a minted id (a ULID) is never such a twin and is not compared."""
+    if is_minted(episode_id):
+        return
+    try:
+        names = os.listdir(runs_dir)
+    except OSError:  # no root yet (made below), or not listable: its creation says so
+        return
+    folded = episode_id.casefold()
+    twin = next((n for n in names if n != episode_id and n.casefold() == folded and not n.startswith(".")), None)
+    if twin is not None:
+        raise RunExistsError(
+            f"run {quoted(twin)} already exists in {runs_dir}, and episode id {quoted(episode_id)} differs from it by case only: "
+            "a copy of the root on macOS or Windows holds one folder for both; pick an id no run of the root has in "
+            f"any case (or leave episode_id= out for a new one), or continue {quoted(twin)} with resume_run"
+        )
 
 
 class Recorder:
@@ -159,6 +179,7 @@ class Recorder:
         state["episode"]["started_at"] = state["plan"]["updated_at"] = now_iso()
         refuse_run_as_root(runs_dir)  # what readers list as a run: the new run would hide inside it, listed nowhere
         refuse_too_deep(runs_dir, episode_id)  # else the run starts, then fails at its first tool draft
+        _refuse_case_twin(runs_dir, episode_id)  # one folder on a case-insensitive copy of the root
         staging = runs_dir / staging_name(episode_id, uuid.uuid4().hex[:8])
         ownership = None
         try:

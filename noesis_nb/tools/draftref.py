@@ -54,7 +54,8 @@ def match_draft_ref(ref: object, ids: list[str]) -> list[str]:
     exact = [d for d in ids if request_part(d) == ref]
     if exact:
         return exact
-    ref = ref.strip()
+    if ref != ref.strip():  # pasted with a space or a line end around it: refused as an episode id is (``validate_id``)
+        raise InvalidIdError(f"draft reference {quoted(ref, 80)} has white space around it; pass {quoted(ref.strip(), 80)}")
     named = ref[len("draft:") :].split(":", 1) if ref.startswith("draft:") else None
     if named is not None and len(named) == 2 and named[0]:  # ``draft:<run>:<part>``: that run's drafts only
         ids = [d for d in ids if run_part(d) == named[0]]
