@@ -335,13 +335,14 @@ def _closing_parts(step: Step) -> list[str]:
 
 
 def _end_words(payload: Mapping[str, Any]) -> str:
-    """What the run ended with, in words: an answer that is a mapping as ``path: release-notes.md; lines: 12`` (its
-    ``message`` is Python's repr of it, ``{'path': …}``, as Noēsis stores it), any other as its message. Not escaped."""
+    """What the run ended with, in words: its message, but an answer that is a mapping, whose message is Python's repr
+    of it (``{'path': …}``, as Noēsis stores it), as ``path: release-notes.md; lines: 12``. Not escaped."""
+    message = str(payload.get("message") or "")
     ext = payload.get("x-noesis_nb")
     answer = ext.get("answer") if isinstance(ext, Mapping) else None
-    if isinstance(answer, Mapping) and answer:
+    if isinstance(answer, Mapping) and answer and message.startswith("{") and message.endswith("}"):
         return "; ".join(f"{key}: {_value_words(value)}" for key, value in answer.items())  # "·" parts the step
-    return str(payload.get("message") or "")
+    return message
 
 
 def _value_words(value: Any) -> str:
