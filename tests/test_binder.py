@@ -1,5 +1,6 @@
 """The Binder environment: binder/requirements.txt + postBuild in a fresh virtual environment runs every notebook."""
 
+import json
 import os
 import shutil
 import subprocess
@@ -57,6 +58,9 @@ def test_notebooks_run_in_a_fresh_binder_environment(tmp_path):
     assert (venv / "share" / "jupyter" / "labextensions" / "anywidget" / "package.json").is_file()
     config = venv / "etc" / "ipython" / "ipython_config.py"
     assert 'extensions = ["noesis_nb"]' in config.read_text()
+    # JupyterLab saves widget state with a notebook: a view reopened without its kernel says so (test_binder_widget_state)
+    overrides = json.loads((venv / "share" / "jupyter" / "lab" / "settings" / "overrides.json").read_text())
+    assert overrides["@jupyter-widgets/jupyterlab-manager:plugin"]["saveState"] is True
     notebooks = sorted(str(p) for p in (repo / "notebooks").glob("*.ipynb"))
     proc = subprocess.run(
         [str(bindir / "python"), "-c", RUNNER, *notebooks], cwd=repo, env=env, capture_output=True, text=True, timeout=1500
