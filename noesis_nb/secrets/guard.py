@@ -246,8 +246,12 @@ class RunSecrets:
                     out = dict(payload)
             else:
                 out = dict(payload)
-        if event_id is None or (type(payload) is dict and DELTA_KEYS.isdisjoint(payload) and lone_text(payload) is None):
-            return out  # most events: no streamed piece (``streamed_piece``'s own tests)
+        if event_id is None or (
+            type(payload) is dict
+            and DELTA_KEYS.isdisjoint(payload)
+            and ("event_name" in payload or lone_text(payload) is None)  # (the runtime's own events: no call)
+        ):
+            return out  # most events: no streamed piece (``streamed_piece``'s own tests, without its call)
         if type(payload) is dict and type(out) is dict and type(event_id) is str:
             # a piece at the payload's top (``{"text": …}``, as most notes are) in a stream whose pieces can join into
             # no secret is kept as a quiet stream's, inline: no call per piece (``Streams.quiet``)
