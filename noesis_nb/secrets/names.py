@@ -196,6 +196,12 @@ _ABOUT = frozenset(
         "mode",
         "source",
         "provider",
+        # what is said about it to its owner, not it: ``password_hint``, ``password_strength``, ``password_rules``
+        "hint",
+        "hints",
+        "strength",
+        "rules",
+        "requirements",
     }
 )
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")

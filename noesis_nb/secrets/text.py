@@ -46,6 +46,7 @@ from .exact import exact
 from .gates import Gate, forget
 from .joined import chunk_texts
 from .known import for_text
+from .labels import LABEL_HINT, LABEL_HINT_BYTES, LABEL_SAID, labelled_secrets
 from .linear import per_line, widen_all
 from .names import REDACTED_VALUE, is_secret_key, names_no_value, names_variable, stands_for, unwrapped
 from .pairs import COMMAND_HINT, COMMAND_HINT_BYTES, command_passwords, named_values
@@ -156,6 +157,8 @@ def _might_contain(blob: bytes) -> bool:
         return True
     if SHORT_SAID_HINT_BYTES.search(lowered) is not None:  # ``my pw is X`` (``prose``)
         return True
+    if LABEL_HINT_BYTES.search(lowered) is not None:  # ``Kennwort: X``, ``sqlcmd -P X`` name no keyword (``labels``)
+        return True
     if not anchored and blob.isascii() and not blob.translate(None, SHOWN_BYTES):
         return False
     # an escape or an invisible character may hide a keyword or a token: the text as it reads is judged too
@@ -204,6 +207,7 @@ def payload_might_contain(payload: Mapping[str, Any], blob: bytes) -> bool:
         and (blob.count(b":") < len(payload) + 4 or PGPASS_HINT_BYTES.search(blob) is None)
         and COMMAND_HINT_BYTES.search(blob) is None  # a command giving a password by a flag of its own (``pairs``)
         and SHORT_SAID_HINT_BYTES.search(lowered) is None  # ``my pw is X`` (``prose``)
+        and LABEL_HINT_BYTES.search(lowered) is None  # ``Kennwort: X``, ``sqlcmd -P X`` (``labels``)
         # ``_short_keyed``'s answer without its call in the common case, a flat payload of keys judged before
         and not (
             (_UNDER_KEY.search(lowered) is not None or not _NAMED_PLAINLY.issuperset(payload)) and _short_keyed(payload, lowered)
@@ -409,12 +413,15 @@ def _text_might_contain(value: str) -> bool:
             or ("pass" in lowered and SAID_HINT.search(lowered) is not None)
             or SHORT_SAID_HINT.search(lowered) is not None
             or _COMMAND_HINT_STR.search(value) is not None
+            or LABEL_HINT.search(lowered) is not None
+            or LABEL_SAID.search(lowered) is not None
         )
     return (
         _KEYWORDS_STR.search(value.lower()) is not None
         or PGPASS_HINT.search(value) is not None
         or _COMMAND_HINT_STR.search(value) is not None
         or SHORT_SAID_HINT.search(value.lower()) is not None
+        or LABEL_HINT.search(value.lower()) is not None
     )
 
 
@@ -623,7 +630,12 @@ _NOT_A_SECRET = re.compile(r"(?i)[a-z][a-z0-9+.-]*://[^@\s]*$|~?/|\.\.?/")  # a 
 # code giving a secret-looking name its value from a call or a lookup, cut where a value ends (at a quote, ``)`` or
 # ``,``): ``os.environ[``, ``self.get_token(``, ``getpass.getpass(``, ``bcrypt.hashpw(pw``. Taken as secrets, each was
 # hidden in every later text of the run (the code the agent wrote or read, its answer)
-_CODE_VALUE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*[(\[]|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\(\w+")
+_CODE_VALUE = re.compile(
+    r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*[(\[]|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\(\w+"
+    # a PowerShell cmdlet (``$pw = ConvertTo-SecureString …``, ``$token = Get-Secret …``)
+    r"|(?:Get|Set|New|Add|Remove|Read|Write|Import|Export|Invoke|Select|Test|Start|Stop|Out|ConvertTo|ConvertFrom|Unprotect"
+    r"|Protect)-[A-Z][A-Za-z]+"
+)
 
 
 def _assigned(value: str) -> bool:
@@ -649,6 +661,11 @@ _BLOCK_LINE = re.compile(r"[ \t]*\r?\n[ \t]+(\S[^\n]*)")
 _NEGATIONS = ("no-", "no_", "disable-", "disable_", "skip-", "skip_", "without-", "without_")
 
 
+# a value opening a tuple, a list or a call in code, no secret: ``(``, ``('``, ``(user,``, ``(os.environ[`` (not ``[ab``)
+_OPENS_CODE = re.compile(r"""[(\[]['"].*|\((?:[A-Za-z_][\w.]*[,\[(]?)?|\[[A-Za-z_][\w.]*[,\[(]""")
+_FIRST_QUOTED = re.compile(r"""(['"])([^'"\n]+)\1""")
+
+
 def _assignments(text: str) -> tuple[list[str], list[str]]:
     """``(values, short)``: the values given to secret-looking names, and each value shorter than
     ``_plausible`` allows (``password=a+b``) with the ``=`` or ``:`` before it (see ``_short_assignment``)."""
@@ -658,6 +675,11 @@ def _assignments(text: str) -> tuple[list[str], list[str]]:
         if not is_secret_key(name) or name.lower().startswith(_NEGATIONS):  # ``--no-auth flag`` takes no value
             continue
         value = m.group("value")
+        if _OPENS_CODE.fullmatch(value) is not None:  # ``auth=(user, pw)``: code; ``token=("X")``: its string
+            quoted = _FIRST_QUOTED.match(value, 1)
+            if quoted is None or (value.endswith(",") and name.lower().endswith("auth")):  # (``labels``: the tuple)
+                continue
+            value = quoted.group(2)
         if value.lower() in _SCHEMES:  # Authorization: Bearer <token>
             rest = _SCHEME_VALUE.match(text, m.end("value"))  # at its place: a copy of the rest of the text is n per scheme
             value = rest.group(1) if rest else ""
@@ -947,6 +969,8 @@ def _find(text: str, entropy: bool) -> set[str]:
         found.update(m.group() for m in _VENDOR_KEY.finditer(given))
     if "--password-stdin" in text:
         found.update(_stdin_passwords(text))
+    # labels in other languages and layouts, commands' own flags, code's tuples and defaults (``labels``)
+    found.update(labelled_secrets(text))
     if COMMAND_HINT.search(text) is not None:  # ``sshpass -p X``, ``net user NAME X``, ``sqlplus app/X@db`` (``pairs``)
         found.update(v for v in command_passwords(text) if _assigned(v))
     if PGPASS_HINT.search(given) is not None:  # a ``.pgpass`` line: host:port:database:user:password
