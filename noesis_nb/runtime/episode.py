@@ -536,11 +536,21 @@ class Episode:
             error=self.error,
             since=since,
         )
+        self._note_unheard()
         self.finish(Outcome(status, message, reasons, result, score=score, score_error=self.score_error))
         if self.reraise_exits and is_exit(self.error):
             raise self.error  # type: ignore[misc]  # the caller's own stop (Ctrl-C, sys.exit), after the seal
         if mapper_failed and self.error is not None and not is_exit(self.error):
             raise self.error  # as the input mapper raised it (its own CancelledError too), after the seal
+
+    def _note_unheard(self) -> None:
+        """Steers still queued when the adapter returned never reached the agent: said in the run
+        (``steer.unheard``) and on the handle, not left reading as sent and still to come."""
+        for steer in self.steers.unheard():
+            self.report(
+                f"steer {steer.steer_id} was never heard: the adapter {self.label} returned without taking it "
+                "(it takes steers only at points it asks for them, e.g. an AG-UI run after an interrupt)"
+            )
 
     async def _input(self) -> Any:
         """The adapter's input: the task, or what its ``__noesis_input_mapper__`` makes of it. The mapper's exits come

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._envvars import approver_id_from_env
 from .._unstarted import awaited_entry, plain_callback
-from ..errors import DraftNotFoundError, EpisodeCancelled, EpisodeStateError, InvalidOptionError
+from ..errors import DraftNotFoundError, EpisodeCancelled, EpisodeStateError, InvalidOptionError, UnsupportedFeatureError
 from ..secrets import redact_exception, shown_cut
 from ..secrets.quoted import quoted
 from ..store.vocab import TERMINAL_STATUSES, failed
@@ -249,15 +249,24 @@ class EpisodeHandle:
     # -- steering -------------------------------------------------------------------------
     @property
     def can_steer(self) -> bool:
-        """True while the episode runs and is not stopping: a steer would reach its adapter."""
-        return self.status == "running" and self._episode.drain is None and self._task is not None
+        """True while the episode runs and is not stopping, and its adapter takes steers: a steer would reach it."""
+        return (
+            self.status == "running" and self._episode.drain is None and self._task is not None and self._steer_refusal() is None
+        )
+
+    def _steer_refusal(self) -> str | None:
+        """Why the episode's adapter takes no steers at all (its ``steer_refusal``), or None when it may take them."""
+        refusal = getattr(getattr(self._episode.adapter, "target", None), "steer_refusal", None)
+        return refusal if isinstance(refusal, str) and refusal else None
 
     def steer(self, text: str, *, mode: str = "next-item", sender: str | None = None) -> Steer:
         """Tell the running agent ``text``; its adapter takes it with ``ctx.steers()`` / ``ctx.next_steer``.
 
         ``mode``: ``next-item`` (at the adapter's next item of work) or ``between-rounds`` (only at a round
         boundary). Recorded ``steer.sent`` now (``sender``: who says it, as approvals name the approver;
-        default ``human``) and ``steer.applied`` when the adapter takes it. Safe from any thread.
+        default ``human``) and ``steer.applied`` when the adapter takes it, or ``steer.unheard`` (and a line in
+        ``problems``) when the run ends first. An adapter that can take none (Noeta; a LangGraph graph without a
+        state key for them) raises ``UnsupportedFeatureError`` saying what to do instead. Safe from any thread.
         """
         check_steer(text, mode, "human" if sender is None else sender)  # the caller's options first
         self._episode.recorder.check_owner("handle.steer()")
@@ -269,6 +278,11 @@ class EpisodeHandle:
             )
         if self._episode.drain is not None:
             raise EpisodeStateError(f"episode {self.episode_id} is stopping (draining): it takes no more steers")
+        refusal = self._steer_refusal()
+        if refusal is not None:
+            raise UnsupportedFeatureError(
+                f"episode {self.episode_id} runs {self._episode.label}, which takes no steers: {refusal}"
+            )
         return self._episode.steers.send(text, mode=mode, sender="human" if sender is None else sender)
 
     # -- stopping -------------------------------------------------------------------------

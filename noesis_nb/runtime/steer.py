@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .._safetext import NAME_JOINERS, unseen_character, unseen_escaped, unseen_said
-from ..errors import InvalidOptionError
+from ..errors import EpisodeStateError, InvalidOptionError
 from ..secrets import shown_repr
 from ..secrets.quoted import quoted
 from ..store.phases import STEER_PHASE
-from ..store.vocab import STEER_APPLIED, STEER_MODES, STEER_SENT
+from ..store.vocab import STEER_APPLIED, STEER_MODES, STEER_SENT, STEER_UNHEARD
 
 if TYPE_CHECKING:
     from .recorder import Recorder
@@ -140,6 +140,7 @@ class SteerBox:
         self._cond = threading.Condition()
         self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
         self.closed = False
+        self.ending = False  # the run is being sealed: a steer sent now could never be heard (``unheard``)
 
     @property
     def queued(self) -> list[Steer]:
@@ -153,6 +154,8 @@ class SteerBox:
         if self._before_first is not None:
             self._before_first()
         with self._cond:  # queue order is the order of the sent events
+            if self.ending:
+                raise EpisodeStateError("the episode is ending (its adapter returned): it takes no more steers")
             event = self._rec.emit(
                 STEER_PHASE,
                 {"event_name": STEER_SENT, "steer_id": steer_id, "text": text, "mode": mode, "sender": sender},
@@ -237,6 +240,27 @@ class SteerBox:
         with self._cond:
             if (loop, future) in self._waiters:
                 self._waiters.remove((loop, future))
+
+    def unheard(self) -> list[Steer]:
+        """The adapter returned: no more steers are taken, and each still queued is written ``steer.unheard``
+        (caused by its ``steer.sent``) before the run is sealed, so the run says it never reached the agent."""
+        with self._cond:
+            self.ending = True
+            left, self._queue = self._queue, []
+        for steer in left:
+            self._rec.emit(
+                STEER_PHASE,
+                {
+                    "event_name": STEER_UNHEARD,
+                    "steer_id": steer.steer_id,
+                    "mode": steer.mode,
+                    "sender": steer.sender,
+                    "waited_ms": round((time.monotonic() - steer.sent_at) * 1000.0, 3),
+                },
+                agent_id="runtime",
+                caused_by=steer.event_id,
+            )
+        return left
 
     def close(self) -> None:
         """The episode ended: waiters return None; steers still queued were never applied."""

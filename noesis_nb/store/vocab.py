@@ -80,6 +80,7 @@ TERMINAL_EXECUTION_EVENTS = (TOOL_EXECUTION_SUCCEEDED, TOOL_EXECUTION_FAILED, TO
 # noesis_nb extension phases ``steer`` and ``drain`` (``store.phases``): their ``payload.event_name``
 STEER_SENT = "steer.sent"  # a person told the running agent something
 STEER_APPLIED = "steer.applied"  # the adapter took it (``ctx.steers()`` / ``ctx.next_steer``)
+STEER_UNHEARD = "steer.unheard"  # the run ended with it still queued: the adapter never took it
 DRAIN_STARTED = "drain.started"  # a graceful stop began: nothing new starts
 DRAIN_REFUSED = "drain.refused"  # a tool or model call asked for while draining, never started
 DRAIN_REPORT = "drain.report"  # how the drain ended: what finished, what was cut off

@@ -23,6 +23,7 @@ from ..store.vocab import (
     RUN_RESUME,
     RUN_STATE_PROJECTION,
     STEER_APPLIED,
+    STEER_UNHEARD,
     TERMINAL_EXECUTION_EVENTS,
     TOOL_APPROVAL_ABANDONED,
     TOOL_APPROVAL_PENDING,
@@ -231,9 +232,9 @@ class StepBook:
     def _steer(self, event: Mapping[str, Any]) -> Step:
         payload = _payload(event)
         steer_id = str(payload.get("steer_id") or "?")
-        if payload.get("event_name") == STEER_APPLIED and steer_id in self._steers:
+        if payload.get("event_name") in (STEER_APPLIED, STEER_UNHEARD) and steer_id in self._steers:
             step = self._steers.pop(steer_id)
-            step.state = "applied"
+            step.state = "applied" if payload.get("event_name") == STEER_APPLIED else "unheard"
             return step
         step = self._steers[steer_id] = self._new("steer", steer_id)
         step.state = "sent"

@@ -264,6 +264,8 @@ def _steer_parts(step: Step) -> list[str]:
     ]
     if step.state == "applied":
         parts.append(f'<span class="nnb-c-green">heard after {format_seconds(seconds_between(step.first, step.last))}</span>')
+    elif step.state == "unheard":
+        parts.append('<span class="nnb-c-orange">never heard (the run ended first)</span>')
     else:
         parts.append('<span class="nnb-c-orange">not heard yet</span>')
     return parts

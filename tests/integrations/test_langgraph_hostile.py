@@ -25,7 +25,7 @@ from langgraph.func import entrypoint
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Interrupt, interrupt
 
-from noesis_nb.errors import InvalidOptionError
+from noesis_nb.errors import InvalidOptionError, UnsupportedFeatureError
 from noesis_nb.integrations.langgraph import LangGraphAdapter
 from tests.compat.checker import check_run
 
@@ -395,7 +395,8 @@ def test_a_steer_the_graph_has_no_state_key_for_is_left_unread_not_recorded_as_h
 
         handle = start("deploy", using=adapter(g), runs_dir=runs_dir)
         await asyncio.sleep(0.1)
-        handle.steer("use staging")
+        with pytest.raises(UnsupportedFeatureError, match="takes no steers"):  # refused, not accepted and never heard
+            handle.steer("use staging")
         await asyncio.wait_for(handle, 10)
         handle.approve()
         await asyncio.wait_for(handle.wait(), 10)

@@ -116,6 +116,13 @@ class LangGraphAdapter:
             approval_timeout_s,
         )
         self.steer_key = _steer_key(graph, steer_key)  # the state key steers are written to on resume (None: not passed)
+        # why ``handle.steer`` is refused up front (``EpisodeHandle.steer``); None: steers reach the graph on resume
+        self.steer_refusal = (
+            None
+            if self.steer_key
+            else "its graph has no state key to receive steers (no 'messages', or steer_key=None), so a steer would "
+            "never be heard; pass LangGraphAdapter(graph, steer_key='<a state key with a list reducer>')"
+        )
         mapper = input_mapper or getattr(graph, "__noesis_input_mapper__", None)
         if callable(mapper):
             self.__noesis_input_mapper__ = mapper

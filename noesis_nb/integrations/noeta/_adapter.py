@@ -46,6 +46,11 @@ class NoetaAdapter:
     """
 
     source = "noeta"
+    # why ``handle.steer`` is refused up front (``EpisodeHandle.steer``): a steer sent would never be heard
+    steer_refusal = (
+        "the Noeta client API used here has no follow-up message, so a steer would never reach the agent; "
+        "put the instruction in the task, or cancel and start again with it"
+    )
 
     def __init__(
         self,
