@@ -20,9 +20,11 @@ from .._unstarted import awaited_entry
 from ..capture import resolve_option as resolve_capture
 from ..errors import (
     AmbiguousDraftError,
+    CheckpointNotFoundError,
     EpisodeInterrupted,
     EpisodeStateError,
     EventLogCorruption,
+    InvalidIdError,
     InvalidOptionError,
     RunNotFoundError,
 )
@@ -30,6 +32,7 @@ from ..ids import new_episode_id, validate_new_episode_id
 from ..secrets.quoted import quoted, typo_hint
 from ..store import find_run_dir, is_sealed, read_events_to_continue
 from ..store.artifacts import read_state, read_summary
+from ..store.paths import check_part
 from ..store.replayclock import ReplayClock
 from ..store.sealing import refuse_odd_seal
 from ..store.status import not_a_run
@@ -41,10 +44,19 @@ from .episode import Episode, EpisodeOptions
 from .gate import Decision, check_decision_options, tell_if_overruled, to_decision
 from .handle import EpisodeHandle
 from .interrupt import HeldInterrupt, held_interrupts, interrupted, interrupted_before_resume, watch_interrupts
+from .position import last_pause, payload_of
 from .recorder import Recorder
 from .registry import forget, live_handles, register
 from .resolve import refuse_non_adapter, resolve_using
-from .resume import NothingToResume, ResumeReport, check_resume_options, interrupted_resume, pause_in, resume_from_disk
+from .resume import (
+    NothingToResume,
+    ResumeReport,
+    check_resume_options,
+    interrupted_resume,
+    pause_in,
+    resume_from_disk,
+)
+from .resume_paths import checkpoint_problem
 from .rootlink import warn_if_default_root_linked
 from .solved import SolvedId
 from .tags import checked_tags
@@ -533,6 +545,8 @@ def decide_draft(
         unread = [] if sealed else cut
         waiting = None if sealed else pause_in(events)
         late = None if waiting else pause_in(events, resumed_too=True)
+        if waiting and waiting[0] == "draft":  # its pause's checkpoint unreadable: resume_run could never use a decision
+            _refuse_lost_checkpoint(run_dir, events)
         if waiting and waiting[0] == "veto":  # a governance veto, not a tool draft: override or uphold it
             return decide_veto_on_disk(run_dir, waiting[1], override=approve, approver_id=approver_id, reason=reason)
         if late and late[0] == "veto":
@@ -563,6 +577,21 @@ def decide_draft(
         refuse_unanswerable(run_dir, draft)
     record, created = decide(run_dir, draft, approve=approve, approver_id=approver_id, reason=reason)
     return to_decision(record, created)
+
+
+def _refuse_lost_checkpoint(run_dir: Path, events: list[dict[str, Any]]) -> None:
+    """Refuse to record a decision on a run whose pause's checkpoint cannot be read (``checkpoint_problem``): the run
+    could never be resumed with it. Asked only where the log is read already (a decision without ``draft_id``); one
+    naming its draft is recorded, and ``resume_run`` says what is wrong with the checkpoint."""
+    pause = last_pause(events)
+    named = payload_of(pause.checkpoint_event).get("checkpoint_id") if pause is not None else None
+    try:
+        checkpoint_id = check_part(named, "checkpoint id") if isinstance(named, str) else None
+    except InvalidIdError:
+        return  # resume_run names it
+    problem = checkpoint_problem(run_dir, checkpoint_id) if checkpoint_id is not None else None
+    if problem is not None:
+        raise CheckpointNotFoundError(f"{problem}. No decision was recorded: decide the draft once it is restored")
 
 
 def _refuse_no_run(run_dir: Path) -> None:

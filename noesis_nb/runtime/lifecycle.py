@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._jsonio import as_object, atomic_write_json, bounded_jsonable
 from .._safetext import error_text
+from ..errors import CheckpointNotFoundError
 from ..secrets import shown_cut
 from ..secrets.quoted import quoted
 from ..store import write_manifest
@@ -35,7 +36,7 @@ from ..tools._files import forget_written, written_here
 from .openpause import leave_open_pause
 from .outcomes import ANSWER_LIMIT
 from .recorder import sweep_noted
-from .resume_paths import Stopped, check_seal_targets
+from .resume_paths import Stopped, check_run_entries, check_seal_targets
 from .summary import INSIGHT_KEYS, build_summary
 
 if TYPE_CHECKING:
@@ -350,6 +351,8 @@ def complete_seal(rec: Recorder) -> bool:
     sealing = _seal_state_or_give_up(rec)  # before anything is written: a seal document planted is never written over
     if not sealing.final:
         _targets_or_give_up(rec)
+    if not sealing.sealed:
+        _entries_or_give_up(rec)
     rec.begin_seal()
     terminate = rec.events[index]
     payload = as_object(terminate.get("payload"))
@@ -445,6 +448,17 @@ def _targets_or_give_up(rec: Recorder) -> None:
     try:
         check_seal_targets(rec.run_dir, Stopped("the seal", f"resume_run({quoted(rec.episode_id)}) seals the run"))
     except UnsafeRunPathError:
+        rec.close_without_sealing()
+        raise
+
+
+def _entries_or_give_up(rec: Recorder) -> None:
+    """The run's entries, looked at before the seal writes anything: a link, FIFO, socket or device anywhere in the
+    run (``check_run_entries``; the manifest would not list it) gives the run up as ``_targets_or_give_up`` does, with
+    the path named, so that ``resume_run`` seals it once the thing is moved out."""
+    try:
+        check_run_entries(rec.run_dir, Stopped("the seal", f"resume_run({quoted(rec.episode_id)}) seals the run"))
+    except (UnsafeRunPathError, CheckpointNotFoundError):  # (an odd entry in a checkpoint's folder is said as such)
         rec.close_without_sealing()
         raise
 

@@ -69,7 +69,7 @@ from .refusals import recorded_refusal
 from .registry import live_handles
 from .resolve import minimal_adapter, refuse_non_adapter, resolve_using
 from .resume_drafts import pause_checkpoint_id, paused_drafts, unpaused_requests
-from .resume_paths import check_seal_targets
+from .resume_paths import check_run_entries, check_seal_targets, checkpoint_problem
 from .resume_tool import (
     continue_tool_drafts,
     cut_off_in_tool,
@@ -124,13 +124,12 @@ def find_checkpoint(rec: Recorder, checkpoint_id: str | None) -> dict[str, Any]:
     checkpoint_id = check_part(checkpoint_id, "checkpoint id")  # read from a file: untrusted
     path = rec.run_dir / "checkpoints" / checkpoint_id / "checkpoint.json"
     record = read_json(path, within=rec.run_dir)
-    if record is None and os.path.lexists(path):
-        raise CheckpointNotFoundError(
-            f"{path} cannot be read as a checkpoint: it must be a JSON object in a regular file inside the run (not a "
-            "FIFO, a folder, a link out of the run or damaged JSON); restore it from a copy of the run"
-        )
     if record is None:
-        raise CheckpointNotFoundError(_not_found(rec.run_dir, checkpoint_id, [e["payload"].get("checkpoint_id") for e in events]))
+        known = [e["payload"].get("checkpoint_id") for e in events]
+        problem = checkpoint_problem(rec.run_dir, checkpoint_id)
+        if problem is not None and (checkpoint_id in known or os.path.lexists(path.parent)):
+            raise CheckpointNotFoundError(problem)
+        raise CheckpointNotFoundError(_not_found(rec.run_dir, checkpoint_id, known))
     event = next((e for e in events if e["payload"].get("checkpoint_id") == checkpoint_id), None)
     return {**record, "checkpoint_id": checkpoint_id, "event_id": event["id"] if event else None}
 
@@ -358,6 +357,7 @@ async def _continue(
 ) -> ResumeReport:
 
     episode_id = rec.episode_id
+    check_run_entries(rec.run_dir)  # a link or FIFO anywhere in the run: its seal would not list it (nothing written)
     # a link, folder or FIFO where the seal writes is refused before anything runs or is written (a paused run's
     # files are first checked against its checkpoint: one changed since the pause is to be restored, not removed)
     if lifecycle.terminate_event(rec.events) is not None:

@@ -7,7 +7,8 @@ waits. Found only as it is written, such a thing stops the work after the tool r
 run is left unsealed. Looked at first (``lstat`` only, nothing read through a link), it stops the work before
 anything: no tool runs, no byte is written, and the error names the path, what stopped and how to try again.
 What resume reads first (``state.json``, ``events.jsonl``, the draft and its decision) and the seal documents
-(``store.sealing``) are refused where they are read.
+(``store.sealing``) are refused where they are read. Anything else in the run that is neither a folder nor a
+regular file (``check_run_entries``) is refused before a seal too: its manifest could not list it.
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import quoted_path
+from ..errors import CheckpointNotFoundError, quoted_path
 from ..secrets.quoted import quoted
+from ..store.artifacts import odd_entries, read_json
 from ..store.layout import PYTHON_PREPARED_DIR
+from ..store.ownership import OWNER_FILE
 from ..store.paths import UnsafeRunPathError
 from ..store.runfiles import what_is
 from ..store.sealing import refuse_odd_seal
@@ -28,7 +31,15 @@ from ..tools._files import check_id
 from ..tools.repositories import TOOL_INVOCATIONS_DIR
 from ..tools.types import PreparedToolInvocation
 
-__all__ = ["Stopped", "check_seal_targets", "check_live_seal_targets", "check_draft_targets", "check_idempotency_target"]
+__all__ = [
+    "Stopped",
+    "check_run_entries",
+    "checkpoint_problem",
+    "check_seal_targets",
+    "check_live_seal_targets",
+    "check_draft_targets",
+    "check_idempotency_target",
+]
 
 
 @dataclass(frozen=True)
@@ -58,6 +69,91 @@ def check_seal_targets(run_dir: Path, stopped: Stopped | None = None) -> None:
         return
     for name in ("summary.json", "learn.jsonl"):
         _check(run_dir, Path(name), stopped=stopped)
+
+
+def check_run_entries(run_dir: Path, stopped: Stopped | None = None) -> None:
+    """Every entry of the run a seal would leave in it: a folder or a regular file. A symbolic link, FIFO, socket or
+    device anywhere in the run (``odd_entries``) stops the work before anything is written: a manifest lists regular
+    files only, so the sealed run would hold something it does not list. Nothing is removed (noesis_nb did not make
+    it: it may be the user's); the error names it and says to move it out of the run."""
+    run_dir = Path(run_dir)
+    # the owner note is noesis_nb's own: one replaced by a link or a FIFO has its refusal where the note is read
+    odd = [entry for entry in odd_entries(run_dir) if entry[0] != OWNER_FILE]
+    if not odd:
+        return
+    stopped = stopped or Stopped.resume(run_dir)
+    name, what = odd[0]
+    path = run_dir / name
+    _refuse_as_its_own(run_dir, name, stopped)
+    if what == "a symbolic link":
+        try:
+            what = f"a symbolic link (to {quoted_path(os.readlink(path))})"
+        except OSError:
+            pass
+    more = (
+        f" (and {len(odd) - 1} more: {', '.join(n for n, _ in odd[1:4])}{', …' if len(odd) > 4 else ''})" if len(odd) > 1 else ""
+    )
+    raise UnsafeRunPathError(
+        f"{quoted_path(path)} is {what} inside run {run_dir.name}{more}: a sealed run holds only folders and regular "
+        f"files, each listed in its manifest, and noesis_nb never lists or reads through links, FIFOs, sockets or "
+        f"devices, so {stopped.what} stopped before running or writing anything. Move it out of the run folder "
+        f"(noesis_nb did not make it), then {stopped.again}"
+    )
+
+
+def checkpoint_problem(run_dir: Path, checkpoint_id: str) -> str | None:
+    """What keeps checkpoint ``checkpoint_id`` of the run from being read (its folder a file, a FIFO, a link, emptied
+    or gone; its ``checkpoint.json`` no JSON object in a regular file of the run), said with the fix; None when it
+    reads. ``lstat`` and one read: cheap enough to ask before a decision is recorded (``approve_draft``)."""
+    folder = Path(run_dir) / "checkpoints" / checkpoint_id
+    path = folder / "checkpoint.json"
+    fix = (
+        "restore that folder from a copy of the run, then resume_run again; the run stays paused as it is (a decision "
+        "recorded on its draft stays, and is used then)"
+    )
+    try:
+        mode = os.lstat(folder).st_mode
+    except OSError:
+        return (
+            f"checkpoint {quoted(checkpoint_id)} is recorded in {Path(run_dir) / 'events.jsonl'} but its folder "
+            f"{quoted_path(folder)} is gone from the run, so the run cannot be resumed from it; {fix}"
+        )
+    if not stat.S_ISDIR(mode):
+        what = "a symbolic link" if stat.S_ISLNK(mode) else what_is(mode)
+        return (
+            f"{quoted_path(folder)} is {what}, not the folder of checkpoint {quoted(checkpoint_id)} (noesis_nb writes "
+            f"it as a folder holding checkpoint.json), so the run cannot be resumed from it; {fix}"
+        )
+    if read_json(path, within=run_dir) is not None:
+        return None
+    if not os.path.lexists(path):
+        return (
+            f"{quoted_path(folder)} holds no checkpoint.json (emptied), so the run cannot be resumed from checkpoint "
+            f"{quoted(checkpoint_id)}; {fix}"
+        )
+    return (
+        f"{quoted_path(path)} cannot be read as a checkpoint: it must be a JSON object in a regular file inside the run "
+        f"(not a FIFO, a folder, a link out of the run or damaged JSON); {fix}"
+    )
+
+
+def _refuse_as_its_own(run_dir: Path, name: str, stopped: Stopped) -> None:
+    """An odd entry where noesis_nb keeps a record of its own is refused as the check of that record refuses it (with
+    what belongs there): a checkpoint's folder or file (``checkpoint_problem``), the seal's documents and a draft's
+    records and their folders (``_refusal``). Any other is left to ``check_run_entries``' own refusal."""
+    rel = Path(name)
+    if rel.parts[0] == "checkpoints" and len(rel.parts) >= 2:
+        problem = checkpoint_problem(run_dir, rel.parts[1])
+        if problem is not None:
+            raise CheckpointNotFoundError(problem)
+        return
+    folder = rel in _FOLDERS or rel == Path(TOOL_INVOCATIONS_DIR)
+    if folder or name in ("summary.json", "learn.jsonl") or rel.parent in _FOLDERS:
+        try:
+            mode = os.lstat(run_dir / rel).st_mode
+        except OSError:  # gone meanwhile
+            return
+        raise _refusal(run_dir, run_dir / rel, mode, folder, stopped)
 
 
 def check_live_seal_targets(rec: Any, stopped: Stopped) -> None:

@@ -17,7 +17,7 @@ from .eventlog import FileDigest, now_iso
 from .ownership import holder
 from .paths import run_path
 from .patience import await_until, follow_up, running_loop, wait_until
-from .runfiles import UnreadableRunFile, read_file
+from .runfiles import UnreadableRunFile, read_file, what_is
 from .sealing import seal_state
 
 __all__ = [
@@ -33,6 +33,7 @@ __all__ = [
     "ManifestCheck",
     "is_sealed",
     "sweep_transients",
+    "odd_entries",
     "MANIFEST_KINDS",
 ]
 
@@ -152,9 +153,9 @@ def write_manifest(
 
     ``known`` gives files whose writer kept their hash as it wrote them (``events.jsonl``): each
     one still the same file, unchanged since, is listed without reading it again, so sealing
-    does not grow with the run. Symbolic links are never followed: a link inside a run (to a file
-    or a folder) is left out of the manifest, so nothing outside the run is ever hashed or
-    described as part of it.
+    does not grow with the run. Symbolic links are never followed, so nothing outside the run is ever hashed or
+    described as part of it: every seal refuses a run holding a link, FIFO, socket or device (``odd_entries``)
+    before it writes anything, so a sealed run holds only what its manifest lists.
     """
 
     run_dir = Path(run_dir)
@@ -202,6 +203,36 @@ def _regular_files(run_dir: Path, *, hidden_folders: bool = False) -> list[Path]
                     stack.append(Path(entry.path))
             elif entry.is_file(follow_symlinks=False):
                 out.append(Path(entry.path))
+    return sorted(out)
+
+
+def odd_entries(run_dir: Path) -> list[tuple[str, str]]:
+    """``(name in the run, what it is)`` of each entry below ``run_dir`` that is neither a folder nor a regular file
+    (a symbolic link, a FIFO, a socket, a device), hidden folders included, sorted; nothing is followed or opened.
+
+    A manifest lists regular files only: a run sealed with such an entry would hold something its manifest does not
+    list (Noēsis' "the manifest lists every file"), so a seal refuses it and ``verify_manifest`` reports it."""
+    run_dir = Path(run_dir)
+    out: list[tuple[str, str]] = []
+    stack = [run_dir]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:  # the kind from the folder listing itself (no stat call) for folders and files
+            if entry.is_dir(follow_symlinks=False):
+                stack.append(Path(entry.path))
+                continue
+            if entry.is_file(follow_symlinks=False):
+                continue
+            try:
+                mode = entry.stat(follow_symlinks=False).st_mode
+            except OSError:  # gone meanwhile
+                continue
+            what = "a symbolic link" if stat.S_ISLNK(mode) else what_is(mode)
+            out.append((Path(entry.path).relative_to(run_dir).as_posix(), what))
     return sorted(out)
 
 
@@ -290,6 +321,11 @@ def verify_manifest(run_dir: Path, *, quick: bool = False) -> ManifestCheck:
             continue  # at its size, and (quick) not modified after the seal: judged by its size
         elif not isinstance(digest, str) or sha256_file(path) != digest:
             _fail(check, "mismatch", name, f"{name}: sha256 differs from manifest")
+    if not quick:
+        listed = {e.get("name") for e in files if isinstance(e, dict)}
+        for name, what in odd_entries(run_dir):
+            if name not in listed:  # a listed one is said above
+                _fail(check, "mismatch", name, f"{name}: {what} in the sealed run, not a file its manifest lists")
     return check
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import os
 import re
+import stat
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -16,7 +17,8 @@ from noesis_nb._safetext import unseen_said
 from noesis_nb.errors import InvalidIdError, RunWriteError, refused_write
 from noesis_nb.ids import holds_credential
 from noesis_nb.secrets import quoted
-from noesis_nb.store.runfiles import UnreadableRunFile, read_file
+from noesis_nb.store.paths import UnsafeRunPathError
+from noesis_nb.store.runfiles import UnreadableRunFile, read_file, what_is
 
 __all__ = [
     "MAX_ID_LENGTH",
@@ -248,10 +250,15 @@ def quarantine(path: Path, still_bad: Callable[[Path], bool] | None = None) -> P
     takes whatever stands at ``path``. So ``still_bad`` judges the file moved, under its new name (no writer's): one
     that reads as valid is linked back (exclusively: a record written meanwhile is kept) and None is returned, as when
     the file was already gone.
+
+    Only a regular file is moved aside: a link, FIFO, socket, device or folder noesis_nb never writes (``UnsafeRunPathError``
+    names it, nothing is moved): renamed, it would stay in the run, where every seal refuses it, and removing it could
+    delete what is not noesis_nb's to delete. Its owner moves it out of the run.
     """
     import time
 
     path = Path(path)
+    _refuse_odd_record(path)
     target = path.with_name(f"{path.name}.invalid-{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}")
     try:
         os.rename(path, target)
@@ -270,6 +277,22 @@ def quarantine(path: Path, still_bad: Callable[[Path], bool] | None = None) -> P
         return None
     target.unlink(missing_ok=True)
     return None
+
+
+def _refuse_odd_record(path: Path) -> None:
+    """``UnsafeRunPathError`` when ``path`` is there as anything but a regular file (not followed)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return
+    if stat.S_ISREG(mode):
+        return
+    what = "a symbolic link" if stat.S_ISLNK(mode) else what_is(mode)
+    raise UnsafeRunPathError(
+        f"{path} is {what}, not a record noesis_nb writes (a regular file), so it is neither read nor moved aside "
+        "(a seal refuses a run holding it) and nothing was written; move it out of the run folder (noesis_nb did not "
+        "make it), then try again"
+    )
 
 
 def _judged_bad(still_bad: Callable[[Path], bool], moved: Path) -> bool:

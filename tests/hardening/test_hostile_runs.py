@@ -141,11 +141,18 @@ def test_links_inside_a_run_are_never_hashed_into_its_manifest(runs_dir: Path, t
     (run / "attachments" / "host").symlink_to(secret)
     (run / "linked-dir").symlink_to(outside / "dir", target_is_directory=True)
     noesis_nb.approve_draft(run, approver_id="ana")
+    # a sealed run holds only what its manifest lists: the links are named (not followed, not hashed), nothing written
+    with pytest.raises(NoesisNbError, match=r"attachments/host is a symbolic link .*\(and 1 more: linked-dir\).*Move it out"):
+        noesis_nb.resume_run(run)
+    assert not is_sealed(run) and not (run / "final.json").exists()
+    shutil.move(run / "attachments" / "host", tmp_path / "host")
+    shutil.move(run / "linked-dir", tmp_path / "linked-dir")
     noesis_nb.resume_run(run)
     manifest = read_json(run / "manifest.json")
     names = {f["name"] for f in manifest["files"]}
     assert not any(n.startswith(("attachments/host", "linked-dir")) for n in names), names
     assert "events.jsonl" in names and verify_manifest(run).ok
+    assert secret.read_text() == "host-outside\n"
 
 
 def test_a_planted_owner_lock_link_is_refused_without_touching_its_target(runs_dir: Path, tmp_path: Path, outside: Path) -> None:

@@ -120,9 +120,12 @@ def test_a_fifo_in_place_of_a_tool_record_of_a_paused_run_is_reported_never_wait
     if record == "draft":
         with pytest.raises(NoesisNbError, match="FIFO"):
             noesis_nb.approve_draft(run, approver_id="ops")
-    else:  # the FIFO is kept aside, and the decision takes its place
+    else:  # named, left in place (not set aside inside the run, where every seal would refuse it); moved out, decided
+        with pytest.raises(UnsafeRunPathError, match=f"{re.escape(str(path))} is a FIFO.*move it out of the run folder"):
+            noesis_nb.approve_draft(run, approver_id="ops")
+        assert path.is_fifo() and [p.name for p in path.parent.iterdir()] == [path.name]
+        path.unlink()
         assert noesis_nb.approve_draft(run, approver_id="ops").status == "approved"
-        assert [p for p in path.parent.iterdir() if p.is_fifo()]
 
 
 def test_a_fifo_in_place_of_a_veto_decision_is_never_waited_on(tmp_path: Path) -> None:
@@ -133,8 +136,11 @@ def test_a_fifo_in_place_of_a_veto_decision_is_never_waited_on(tmp_path: Path) -
     os.mkfifo(checkpoint / "decision.json")
 
     _every_view(run, tmp_path)
-    assert noesis_nb.approve_draft(run, approver_id="ops").status == "approved"  # the FIFO is kept aside
-    assert [p for p in checkpoint.iterdir() if p.is_fifo()]
+    with pytest.raises(UnsafeRunPathError, match="decision.json is a FIFO.*move it out of the run folder"):
+        noesis_nb.approve_draft(run, approver_id="ops")  # named, left in place: a seal would refuse it set aside
+    assert (checkpoint / "decision.json").is_fifo()
+    (checkpoint / "decision.json").unlink()
+    assert noesis_nb.approve_draft(run, approver_id="ops").status == "approved"
 
 
 @pytest.mark.parametrize("folder", ["x-python/prepared", "approvals", "executions"])
