@@ -70,6 +70,12 @@ _NOT_RANDOM = [
         # a pinned pip requirement: ``git+https://host/org/repo@<sha>`` (the commit after the URL's ``@``; a user name and
         # no password before the host: ``git+ssh://git@…``)
         r"(?i)(?<![a-z0-9])git\+[a-z]+://(?:[\w.-]+@)?[^\s@/]+(?:/[^\s@/]+)*@[0-9a-f]{7,40}(?![0-9a-z])",
+        # a digest labelled by its algorithm, in base64 or base64url of a digest's length (md5 16 bytes, sha1 20,
+        # sha256 32, sha384 48, sha512 64) or in hex: a wheel's RECORD (``x.py,sha256=<base64url>,4924``),
+        # ``Digest: SHA-256=<base64>``, ``Content-MD5: <base64>``, ``x-goog-hash: md5=…``, PyPI's ``blake2b_256=<hex>``
+        r"(?i)(?<![a-z0-9])(?:sha-?(?:1|224|256|384|512)|md5|blake2[bs](?:[_-]?(?:128|160|224|256|384|512))?)[\"']?"
+        r"[ \t]*[:=][ \t]*[\"']?(?:[0-9a-f]{32,128}(?![0-9a-z])|(?:[A-Za-z0-9+/_-]{86}(?:==)?|[A-Za-z0-9+/_-]{64}"
+        r"|[A-Za-z0-9+/_-]{43}=?|[A-Za-z0-9+/_-]{27}=?|[A-Za-z0-9+/_-]{22}(?:==)?)(?![A-Za-z0-9+/=_-]))",
     )
 ]
 # those the regex engine cannot skip ahead in, tried only at their literals (``gates.Gate``): a UUID's first ``-`` 8
@@ -84,6 +90,7 @@ _GATES = {
     9: (("-",), 16, 16, False),
     10: (("revert", "merg", "cherry", "parent"), 0, 0, True),
     11: (("git+",), 0, 0, True),
+    12: (("sha", "md5", "blake2"), 0, 0, True),
 }
 _NOT_RANDOM_GATED = [Gate(p, *_GATES[i]) if i in _GATES else p for i, p in enumerate(_NOT_RANDOM)]
 _CANDIDATE = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{20,}={0,3}(?![A-Za-z0-9+/=_-])")
