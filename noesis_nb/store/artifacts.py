@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -184,10 +184,9 @@ def write_manifest(
     return manifest
 
 
-def _regular_files(run_dir: Path, *, hidden_folders: bool = False) -> list[Path]:
-    """Regular files below ``run_dir``, sorted, walking folders without following any link
-    (folders whose name starts with ``.`` only with ``hidden_folders``)."""
-    out: list[Path] = []
+def _non_folders(run_dir: Path, *, hidden_folders: bool) -> Iterator[os.DirEntry[str]]:
+    """Each entry below ``run_dir`` that is not a folder, walking folders without following any link (folders whose
+    name starts with ``.`` only with ``hidden_folders``); the kind comes from the folder listing (no stat call)."""
     stack = [run_dir]
     while stack:
         folder = stack.pop()
@@ -196,14 +195,16 @@ def _regular_files(run_dir: Path, *, hidden_folders: bool = False) -> list[Path]
         except OSError:
             continue
         for entry in entries:
-            if entry.is_symlink():
-                continue
-            if entry.is_dir(follow_symlinks=False):
-                if hidden_folders or not entry.name.startswith("."):
-                    stack.append(Path(entry.path))
-            elif entry.is_file(follow_symlinks=False):
-                out.append(Path(entry.path))
-    return sorted(out)
+            if not entry.is_dir(follow_symlinks=False):
+                yield entry
+            elif hidden_folders or not entry.name.startswith("."):
+                stack.append(Path(entry.path))
+
+
+def _regular_files(run_dir: Path, *, hidden_folders: bool = False) -> list[Path]:
+    """Regular files below ``run_dir``, sorted, walking folders without following any link
+    (folders whose name starts with ``.`` only with ``hidden_folders``)."""
+    return sorted(Path(e.path) for e in _non_folders(run_dir, hidden_folders=hidden_folders) if e.is_file(follow_symlinks=False))
 
 
 def odd_entries(run_dir: Path) -> list[tuple[str, str]]:
@@ -214,25 +215,15 @@ def odd_entries(run_dir: Path) -> list[tuple[str, str]]:
     list (Noēsis' "the manifest lists every file"), so a seal refuses it and ``verify_manifest`` reports it."""
     run_dir = Path(run_dir)
     out: list[tuple[str, str]] = []
-    stack = [run_dir]
-    while stack:
-        folder = stack.pop()
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
+    for entry in _non_folders(run_dir, hidden_folders=True):
+        if entry.is_file(follow_symlinks=False):
             continue
-        for entry in entries:  # the kind from the folder listing itself (no stat call) for folders and files
-            if entry.is_dir(follow_symlinks=False):
-                stack.append(Path(entry.path))
-                continue
-            if entry.is_file(follow_symlinks=False):
-                continue
-            try:
-                mode = entry.stat(follow_symlinks=False).st_mode
-            except OSError:  # gone meanwhile
-                continue
-            what = "a symbolic link" if stat.S_ISLNK(mode) else what_is(mode)
-            out.append((Path(entry.path).relative_to(run_dir).as_posix(), what))
+        try:
+            mode = entry.stat(follow_symlinks=False).st_mode
+        except OSError:  # gone meanwhile
+            continue
+        what = "a symbolic link" if stat.S_ISLNK(mode) else what_is(mode)
+        out.append((Path(entry.path).relative_to(run_dir).as_posix(), what))
     return sorted(out)
 
 
