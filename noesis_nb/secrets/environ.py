@@ -6,19 +6,21 @@ environment changed: a variable set later (``load_dotenv()`` after import) is le
 hidden by the views shown after it.
 
 A name says secret by a word of it followed by none saying the value points at the secret or sets how it is used
-(``DB_PASSWORD_PROD`` and ``GITHUB_TOKEN_RO`` do, ``TOKEN_FILE``, ``VAULT_SECRET_ID``, ``API_KEY_HEADER`` do not;
-split at ``_``, ``-``, ``.`` and case changes; a trailing number skipped):
-``PASSWORD``/``PASSWD``/``PASS``/``PWD``, ``SECRET``, ``TOKEN``, ``CREDENTIAL(S)``/``CREDS``, ``PASSPHRASE``, ``AUTH``,
-``PRIVATE``, ``KEY`` (not after ``PUBLIC``, ``GPG``, ``SORT``... : ``GPG_KEY`` is a fingerprint), or one word ending
-so (``PGPASSWORD``, ``APITOKEN``, ``SECRETKEY``, ``PRIVATEKEY``, ``WEBHOOKSECRET``, ``NGROK_AUTHTOKEN``); or it is a
-well-known one (sshpass's ``SSHPASS``, Bitwarden's ``BW_SESSION``, 1Password's ``OP_SESSION_<account>``, Rails'
-``SECRET_KEY_BASE``, a forge's personal access token ``GITHUB_PAT``/``GH_PAT``/``GITLAB_PAT``). A setting about a
-credential names none (``COOKIE_DOMAIN``, ``OAUTH_AUDIENCE``, ``AUTH_TYPE``, ``TOKENIZERS_PARALLELISM``,
-``JWT_SECRETKEY_ROTATION``): its value is learned by no run, as a learned value is redacted wherever it appears.
-``PWD`` and ``OLDPWD`` are directories and ``SSH_AUTH_SOCK`` the path of the ssh agent's socket (no credential: whoever
-reaches the socket reaches the agent already). A value is kept when it has 8+ characters and is no boolean, number,
-path, plain short word or URL without credentials (``forms.no_secret``). Each is hunted as written and in the forms
-every learned value is (``forms.written_forms``: JSON-escaped, ``repr``'d, shell-quoted, percent- and base64-encoded...).
+(``DB_PASSWORD_PROD`` and ``GITHUB_TOKEN_RO`` do, ``TOKEN_FILE``, ``VAULT_SECRET_ID``, ``API_KEY_HEADER``,
+``TOKEN_BUDGET``, ``GIT_PRIVATE_REPO``, ``PASSWORD_HASHERS`` do not) and after none making the name a setting
+(``OPENAI_MAX_TOKENS``, ``USE_PRIVATE_REGISTRY``; split at ``_``, ``-``, ``.`` and case changes; a trailing number
+skipped): ``PASSWORD``/``PASSWD``/``PASS``/``PWD``, ``SECRET``, ``TOKEN`` (``TOKENS`` is a count),
+``CREDENTIAL(S)``/``CREDS``, ``PASSPHRASE``, ``AUTH``, ``PRIVATE``, ``KEY`` (not after ``PUBLIC``, ``GPG``,
+``SORT``... : ``GPG_KEY`` is a fingerprint), or one word ending so (``PGPASSWORD``, ``APITOKEN``, ``SECRETKEY``,
+``PRIVATEKEY``, ``WEBHOOKSECRET``, ``NGROK_AUTHTOKEN``); or it is a well-known one (sshpass's ``SSHPASS``, Bitwarden's
+``BW_SESSION``, 1Password's ``OP_SESSION_<account>``, Rails' ``SECRET_KEY_BASE``, a forge's personal access token
+``GITHUB_PAT``/``GH_PAT``/``GITLAB_PAT``). A setting about a credential names none (``COOKIE_DOMAIN``,
+``OAUTH_AUDIENCE``, ``AUTH_TYPE``, ``TOKENIZERS_PARALLELISM``, ``JWT_SECRETKEY_ROTATION``): its value is learned by no
+run, as a learned value is redacted wherever it appears. ``PWD`` and ``OLDPWD`` are directories and ``SSH_AUTH_SOCK``
+the path of the ssh agent's socket (no credential: whoever reaches the socket reaches the agent already). A value is
+kept when it has 8+ characters and is no boolean, number, path, plain short word or URL without credentials
+(``forms.no_secret``). Each is hunted as written and in the forms every learned value is (``forms.written_forms``:
+JSON-escaped, ``repr``'d, shell-quoted, percent- and base64-encoded...).
 """
 
 from __future__ import annotations
@@ -33,8 +35,7 @@ __all__ = ["environ_secrets", "environ_read", "names_secret"]
 
 # a word of a name saying its value is a credential, wherever it stands (``DB_PASSWORD_PROD``, ``GITHUB_TOKEN_RO``)
 _STRONG = frozenset(
-    {"SECRET", "SECRETS", "TOKEN", "TOKENS", "PASSWORD", "PASSWORDS", "PASSWD", "CREDENTIAL", "CREDENTIALS", "CREDS"}
-    | {"PASSPHRASE"}
+    {"SECRET", "SECRETS", "TOKEN", "PASSWORD", "PASSWORDS", "PASSWD", "CREDENTIAL", "CREDENTIALS", "CREDS"} | {"PASSPHRASE"}
 )
 # short or loose words saying so after another word of the name (``DB_PASS_RO``), or as its last (``PW`` and
 # ``COOKIE`` only there: ``PW_BROWSER``, ``COOKIE_DOMAIN`` are settings)
@@ -52,10 +53,23 @@ _ABOUT = frozenset(
     | {"MODE", "PROVIDER", "BACKEND", "STORE", "MANAGER", "REGION", "REF", "ARN", "HELPER", "CMD", "COMMAND"}
     | {"PROMPT", "POLICY", "ENABLED", "DISABLED", "REQUIRED", "ENABLE", "DISABLE", "SECURE", "SAMESITE", "PREFIX"}
     | {"SUFFIX", "USER", "USERNAME", "LOGIN", "EMAIL", "VERSION", "LOCATION", "SOURCE", "TEMPLATE", "PATTERN"}
+    # settings about tokens or secrets: a rate, a budget, where they are cached or kept, how they are hashed or made
+    | {"PER", "BUDGET", "BUDGETS", "QUOTA", "RATE", "RATIO", "WINDOW", "THRESHOLD", "USAGE", "MAXIMUM", "MINIMUM"}
+    | {"LIMITS", "COUNTS", "COUNTER", "NUM", "NUMBER", "TOTAL", "MARGIN", "REFRESH", "RENEW", "RENEWAL", "LEEWAY"}
+    | {"CACHE", "CACHED", "CACHING", "STORAGE", "REPO", "REPOS", "REPOSITORY", "REGISTRY", "REGISTRIES", "NETWORK"}
+    | {"NETWORKS", "SUBNET", "HASHER", "HASHERS", "HASHING", "ENGINE", "ENGINES", "VALIDATOR", "VALIDATORS"}
+    | {"STRATEGY", "METHOD", "METHODS", "LEVEL", "SERVER", "SERVICE", "CALLBACK", "REDIRECT", "PERMISSIONS"}
+    | {"DURATION", "DELAY", "RETRY", "RETRIES", "ATTEMPTS", "STRENGTH", "RULES", "HINT", "HISTORY", "COMPLEXITY"}
+    | {"STREAMING", "SCANNING", "PROFILE", "NAMESPACE", "OPTIONS", "LOG", "LOGGING", "DEBUG", "VERBOSE"}
+)
+# a word before the secret word making the name a setting about it (``MAX_TOKENS``, ``USE_PRIVATE_REGISTRY``,
+# ``HF_HUB_DISABLE_IMPLICIT_TOKEN``, ``NUM_AUTH_RETRIES``)
+_SETTING_BEFORE = frozenset(
+    {"MAX", "MIN", "USE", "ENABLE", "DISABLE", "NUM", "ALLOW", "REQUIRE", "SKIP", "NO", "ALWAYS", "IMPLICIT"}
 )
 # a last word of one piece ending in one of these (``PGPASSWORD``, ``APITOKEN``, ``WEBHOOKSECRET``); ``KEY`` only after
 # a word saying which key (``HOTKEY``, ``TURNKEY`` name none)
-_ENDINGS = ("PASSWORD", "PASSWORDS", "PASSWD", "SECRET", "SECRETS", "TOKEN", "TOKENS", "CREDENTIALS", "PASSPHRASE")
+_ENDINGS = ("PASSWORD", "PASSWORDS", "PASSWD", "SECRET", "SECRETS", "TOKEN", "CREDENTIALS", "PASSPHRASE")
 _KEY_ENDINGS = ("APIKEY", "SECRETKEY", "PRIVATEKEY", "ACCESSKEY", "SIGNINGKEY", "MASTERKEY", "ENCRYPTIONKEY", "AUTHKEY")
 # ``KEY`` after one of these names no secret (a fingerprint, a public key, a setting)
 _PLAIN_KEYS = frozenset({"PUBLIC", "PUB", "GPG", "PGP", "SORT", "PARTITION", "ROUTING", "PRIMARY", "CACHE", "HOT"})
@@ -94,7 +108,8 @@ def names_secret(name: str) -> bool:
         return False
     for at in range(len(words)):
         if _says_secret(words, at, last=at == len(words) - 1):
-            return not any(after in _ABOUT for after in words[at + 1 :])
+            setting = any(before in _SETTING_BEFORE for before in words[:at])
+            return not setting and not any(after in _ABOUT for after in words[at + 1 :])
     return False
 
 
