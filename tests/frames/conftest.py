@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,7 @@ from noesis_nb.frames import clear_cache
 
 from .newprocess import REPO, make_corpus
 from .runkit import SMOKE, make_engine_runs
+from .webserver import WebServers
 
 
 @pytest.fixture(autouse=True)
@@ -16,6 +18,14 @@ def _fresh_cache():
     clear_cache()
     yield
     clear_cache()
+
+
+@pytest.fixture
+def web() -> Iterator[WebServers]:
+    """Real http servers on 127.0.0.1 this test starts, shut down (``release`` set first) when it ends."""
+    servers = WebServers()
+    yield servers
+    servers.close()
 
 
 @pytest.fixture(scope="session")

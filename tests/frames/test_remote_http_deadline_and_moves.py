@@ -11,13 +11,10 @@ server is followed.
 
 from __future__ import annotations
 
-import functools
-import threading
 import time
-from collections.abc import Callable, Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable
+from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 import pytest
@@ -26,53 +23,7 @@ import noesis_nb
 from noesis_nb.frames import weblisting
 
 from .runkit import basic_events, hand_summary, write_run
-
-# (handler, is HEAD) -> whether it answered the request itself
-Answer = Callable[[SimpleHTTPRequestHandler, bool], bool]
-Serve = Callable[[Path, Answer], str]
-
-
-class _Handler(SimpleHTTPRequestHandler):
-    answer: Answer
-
-    def do_GET(self) -> None:
-        if not self.answer(self, False):
-            super().do_GET()
-
-    def do_HEAD(self) -> None:
-        if not self.answer(self, True):
-            super().do_HEAD()
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
-@pytest.fixture
-def release() -> Iterator[threading.Event]:
-    """Set when the test ends: a response the server holds lets go."""
-    done = threading.Event()
-    yield done
-    done.set()
-
-
-@pytest.fixture
-def serve(release: threading.Event) -> Iterator[Serve]:
-    """Serves a runs root's parent folder; gives the server's base URL (no path)."""
-    servers: list[ThreadingHTTPServer] = []
-
-    def start(root: Path, answer: Answer) -> str:
-        handler = type("Handler", (_Handler,), {"answer": staticmethod(answer)})
-        server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(root.parent)))
-        server.daemon_threads = True
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        servers.append(server)
-        return f"http://127.0.0.1:{server.server_address[1]}"
-
-    yield start
-    release.set()
-    for server in servers:
-        server.shutdown()
-        server.server_close()
+from .webserver import Answer, WebServers, moved, problem_reasons
 
 
 def _runs(at: Path, names: list[str], task: str = "t") -> Path:
@@ -86,10 +37,6 @@ def _plain(handler: SimpleHTTPRequestHandler, head: bool) -> bool:
     return False
 
 
-def _reasons(frame: pd.DataFrame) -> dict[str, str]:
-    return {e["path"]: e["reason"] for e in frame.attrs["errors"]}
-
-
 # -- one deadline for the whole listing ----------------------------------------------------------------------------
 
 FOLDERS = 24
@@ -97,7 +44,7 @@ FOLDERS = 24
 
 @pytest.mark.timeout(120)
 def test_folder_pages_each_trickled_within_the_timeout_hold_the_load_about_one_timeout(
-    tmp_path: Path, serve: Serve, release: threading.Event, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, web: WebServers, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Every folder page but the first is sent in three pieces 0.3 s apart (0.9 s: within the 1 s a page may take,
     never idle for the 1 s idle limit). Asked one after another, the 24 pages took 24 × 0.9 s and every run loaded;
@@ -117,7 +64,7 @@ def test_folder_pages_each_trickled_within_the_timeout_hold_the_load_about_one_t
         body = page.read()
         step = -(-len(body) // 3)
         for start in range(0, len(body), step):
-            if release.wait(0.3):
+            if web.release.wait(0.3):
                 return True
             try:
                 handler.wfile.write(body[start : start + step])
@@ -126,12 +73,12 @@ def test_folder_pages_each_trickled_within_the_timeout_hold_the_load_about_one_t
                 return True
         return True
 
-    _one_round_loads(serve(runs, trickle), names)
+    _one_round_loads(web.serve(runs, trickle), names)
 
 
 @pytest.mark.timeout(120)
 def test_folders_linked_without_their_slash_each_asked_slowly_hold_the_load_about_one_timeout(
-    tmp_path: Path, serve: Serve, release: threading.Event, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, web: WebServers, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The root's page links each folder without its ``/`` (``ep_07``), and the server answers each HEAD asking
     whether it is a folder after 0.9 s (the first at once). Asked one after another, that took 24 × 0.9 s before
@@ -153,15 +100,11 @@ def test_folders_linked_without_their_slash_each_asked_slowly_hold_the_load_abou
             return True
         if not head or not path.startswith("/runs/ep_") or path.endswith("/") or "/" in path[len("/runs/") :]:
             return False
-        if path != "/runs/ep_00" and release.wait(0.9):
+        if path != "/runs/ep_00" and web.release.wait(0.9):
             return True
-        handler.send_response(301)
-        handler.send_header("Location", path + "/")
-        handler.send_header("Content-Length", "0")
-        handler.end_headers()
-        return True
+        return moved(handler, path + "/")
 
-    _one_round_loads(serve(runs, slow_heads), names)
+    _one_round_loads(web.serve(runs, slow_heads), names)
 
 
 def _one_round_loads(base: str, names: list[str]) -> None:
@@ -171,7 +114,7 @@ def _one_round_loads(base: str, names: list[str]) -> None:
     frame = noesis_nb.runs_df(base + "/runs/", cache=False)
     took = time.monotonic() - began
     loaded = set(frame["episode_id"])
-    reasons = _reasons(frame)
+    reasons = problem_reasons(frame)
     missed = {name for name in names if f"{base}/runs/{name}" in reasons}
     assert "ep_00" in loaded and loaded | missed == set(names) and not loaded & missed, (loaded, reasons)
     assert len(loaded) < FOLDERS // 2, sorted(loaded)  # asked one after another, every page came within its time
@@ -186,23 +129,19 @@ def _one_round_loads(base: str, names: list[str]) -> None:
 # -- a glob of a root that moved -----------------------------------------------------------------------------------
 
 
-def test_a_glob_whose_root_moved_on_its_server_matches_the_runs_where_it_moved(tmp_path: Path, serve: Serve) -> None:
+def test_a_glob_whose_root_moved_on_its_server_matches_the_runs_where_it_moved(tmp_path: Path, web: WebServers) -> None:
     runs = _runs(tmp_path / "runs", ["ep_a1", "ep_a2", "ep_b"])
 
     def moving(handler: SimpleHTTPRequestHandler, head: bool) -> bool:
         if not handler.path.startswith("/old/"):
             return False
-        handler.send_response(301)
-        handler.send_header("Location", "/runs/" + handler.path[len("/old/") :])
-        handler.send_header("Content-Length", "0")
-        handler.end_headers()
-        return True
+        return moved(handler, "/runs/" + handler.path[len("/old/") :])
 
-    base = serve(runs, moving)
+    base = web.serve(runs, moving)
     frame = noesis_nb.runs_df(base + "/old/ep_a*", cache=False)
     assert set(frame["episode_id"]) == {"ep_a1", "ep_a2"}
     assert set(frame["run_dir"]) == {f"{base}/runs/ep_a1", f"{base}/runs/ep_a2"}
-    assert not frame.attrs.get("errors"), _reasons(frame)
+    assert not frame.attrs.get("errors"), problem_reasons(frame)
 
 
 # -- a file's moves ------------------------------------------------------------------------------------------------
@@ -213,13 +152,7 @@ def _moving_log(to: Callable[[str], str | None]) -> Answer:
 
     def answer(handler: SimpleHTTPRequestHandler, head: bool) -> bool:
         location = to(handler.path.split("?")[0])
-        if location is None:
-            return False
-        handler.send_response(301)
-        handler.send_header("Location", location)
-        handler.send_header("Content-Length", "0")
-        handler.end_headers()
-        return True
+        return location is not None and moved(handler, location)
 
     return answer
 
@@ -228,13 +161,15 @@ def _events_of(frame: pd.DataFrame, episode: str) -> pd.DataFrame:
     return frame[frame["episode_id"] == episode]
 
 
-def test_an_event_log_moved_to_another_server_is_a_problem_naming_it_and_where_it_led(tmp_path: Path, serve: Serve) -> None:
+def test_an_event_log_moved_to_another_server_is_a_problem_naming_it_and_where_it_led(tmp_path: Path, web: WebServers) -> None:
     runs = _runs(tmp_path / "runs", ["ep_a", "ep_b"])
-    other = serve(_runs(tmp_path / "elsewhere" / "runs", ["ep_a"], task="not this source's"), _plain)
-    base = serve(runs, _moving_log(lambda p: f"{other}/runs/ep_a/events.jsonl" if p == "/runs/ep_a/events.jsonl" else None))
+    other = web.serve(_runs(tmp_path / "elsewhere" / "runs", ["ep_a"], task="not this source's"), _plain)
+    base = web.serve(runs, _moving_log(lambda p: f"{other}/runs/ep_a/events.jsonl" if p == "/runs/ep_a/events.jsonl" else None))
     events = noesis_nb.events_df(base + "/runs/", cache=False)
-    said = _reasons(events).get(f"{base}/runs/ep_a/events.jsonl", "")
-    assert f"moving it to {other}/runs/ep_a/events.jsonl" in said and "not followed (another server)" in said, _reasons(events)
+    said = problem_reasons(events).get(f"{base}/runs/ep_a/events.jsonl", "")
+    assert f"moving it to {other}/runs/ep_a/events.jsonl" in said and "not followed (another server)" in said, problem_reasons(
+        events
+    )
     assert _events_of(events, "ep_a").empty and len(_events_of(events, "ep_b")) == len(basic_events("ep_b"))
 
 
@@ -244,7 +179,7 @@ def _stored_copy(runs: Path) -> None:
     (runs.parent / "store" / "ep_a" / "events.jsonl").write_bytes((runs / "ep_a" / "events.jsonl").read_bytes())
 
 
-def test_an_event_log_moved_to_a_url_with_a_user_part_is_refused(tmp_path: Path, serve: Serve) -> None:
+def test_an_event_log_moved_to_a_url_with_a_user_part_is_refused(tmp_path: Path, web: WebServers) -> None:
     runs = _runs(tmp_path / "runs", ["ep_a", "ep_b"])
     _stored_copy(runs)
     port: list[str] = []
@@ -254,16 +189,18 @@ def test_an_event_log_moved_to_a_url_with_a_user_part_is_refused(tmp_path: Path,
             return f"http://someone:pa55word@{port[0]}/store/ep_a/events.jsonl"
         return None
 
-    base = serve(runs, _moving_log(to))
+    base = web.serve(runs, _moving_log(to))
     port.append(base.split("://", 1)[1])
     events = noesis_nb.events_df(base + "/runs/", cache=False)
-    said = _reasons(events).get(f"{base}/runs/ep_a/events.jsonl", "")
-    assert "not followed (a URL holding a user part)" in said and "pa55word" not in said, _reasons(events)
+    said = problem_reasons(events).get(f"{base}/runs/ep_a/events.jsonl", "")
+    assert "not followed (a URL holding a user part)" in said and "pa55word" not in said, problem_reasons(events)
     assert _events_of(events, "ep_a").empty
 
 
 @pytest.mark.parametrize("moves", [5, 6])
-def test_an_event_log_is_followed_through_five_moves_on_its_server_and_no_more(tmp_path: Path, serve: Serve, moves: int) -> None:
+def test_an_event_log_is_followed_through_five_moves_on_its_server_and_no_more(
+    tmp_path: Path, web: WebServers, moves: int
+) -> None:
     runs = _runs(tmp_path / "runs", ["ep_a", "ep_b"])
     _stored_copy(runs)
 
@@ -275,11 +212,11 @@ def test_an_event_log_is_followed_through_five_moves_on_its_server_and_no_more(t
             return "/store/ep_a/events.jsonl" if n == moves - 1 else f"/hop{n + 1}/ep_a/events.jsonl"
         return None
 
-    base = serve(runs, _moving_log(to))
+    base = web.serve(runs, _moving_log(to))
     events = noesis_nb.events_df(base + "/runs/", cache=False)
-    said = _reasons(events).get(f"{base}/runs/ep_a/events.jsonl", "")
+    said = problem_reasons(events).get(f"{base}/runs/ep_a/events.jsonl", "")
     if moves == 5:  # where the moves led, on the same server, is read as the file asked
-        assert not said and len(_events_of(events, "ep_a")) == len(basic_events("ep_a")), _reasons(events)
+        assert not said and len(_events_of(events, "ep_a")) == len(basic_events("ep_a")), problem_reasons(events)
     else:
-        assert "moved it more than 5 times" in said and "not followed" in said, _reasons(events)
+        assert "moved it more than 5 times" in said and "not followed" in said, problem_reasons(events)
         assert _events_of(events, "ep_a").empty

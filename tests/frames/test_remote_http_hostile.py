@@ -11,15 +11,9 @@ without its ``/`` is read; a token as the URL's user part is refused; ``HTTP://`
 
 from __future__ import annotations
 
-import functools
-import socket
-import threading
-from collections.abc import Callable, Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
-from typing import Any
 
-import pandas as pd
 import pytest
 
 import noesis_nb
@@ -27,58 +21,9 @@ from noesis_nb.errors import InvalidOptionError, RunsDirError
 from noesis_nb.frames import remotefetch, webmoves
 
 from .runkit import basic_events, hand_summary, write_run
+from .webserver import WebServers, closed_port, problem_reasons
 
-# (handler, is HEAD) -> whether it answered the request itself
-Answer = Callable[[SimpleHTTPRequestHandler, bool], bool]
-Serve = Callable[..., str]
 TOKEN = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tV9wX1yZ2b4D"
-
-
-class _Handler(SimpleHTTPRequestHandler):
-    """A static file server; ``answer`` may take a request over; every request line is kept in ``seen``."""
-
-    answer: Answer | None = None
-    seen: list[str]
-
-    def do_GET(self) -> None:
-        self.seen.append("GET " + self.path)
-        if self.answer is None or not self.answer(self, False):
-            super().do_GET()
-
-    def do_HEAD(self) -> None:
-        self.seen.append("HEAD " + self.path)
-        if self.answer is None or not self.answer(self, True):
-            super().do_HEAD()
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
-@pytest.fixture
-def release() -> Iterator[threading.Event]:
-    """Set when the test ends: a request held by the server lets go."""
-    done = threading.Event()
-    yield done
-    done.set()
-
-
-@pytest.fixture
-def serve(release: threading.Event) -> Iterator[Serve]:
-    servers: list[ThreadingHTTPServer] = []
-
-    def start(root: Path, answer: Answer | None = None, seen: list[str] | None = None) -> str:
-        handler = type("Handler", (_Handler,), {"answer": staticmethod(answer) if answer else None, "seen": seen or []})
-        server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(root.parent)))
-        server.daemon_threads = True
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        servers.append(server)
-        return f"http://127.0.0.1:{server.server_address[1]}/{root.name}/"
-
-    yield start
-    release.set()
-    for server in servers:
-        server.shutdown()
-        server.server_close()
 
 
 @pytest.fixture
@@ -90,30 +35,20 @@ def runs(tmp_path: Path) -> Path:
     return root
 
 
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _reasons(frame: pd.DataFrame) -> dict[str, str]:
-    return {e["path"]: e["reason"] for e in frame.attrs["errors"]}
-
-
 # -- bounded waits -------------------------------------------------------------------------------------------------
 
 
 @pytest.mark.timeout(60)  # before: aiohttp's 300 s default, or forever on a trickle
 def test_a_listing_the_server_never_answers_is_an_error_naming_the_url_and_the_seconds(
-    runs: Path, serve: Serve, release: threading.Event, monkeypatch: pytest.MonkeyPatch
+    runs: Path, web: WebServers, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("NOESIS_NB_REMOTE_TIMEOUT_S", "1")
 
     def hang(handler: SimpleHTTPRequestHandler, head: bool) -> bool:
-        release.wait(50)
+        web.release.wait(50)
         return True
 
-    url = serve(runs, hang)
+    url = web.serve_root(runs, hang)
     with pytest.raises(RunsDirError) as got:
         noesis_nb.runs_df(url + "?sig=Zq81mVbT3LkP0xW9sRfE7yUhJcN2aDgQ", cache=False)
     said = str(got.value)
@@ -124,7 +59,7 @@ def test_a_listing_the_server_never_answers_is_an_error_naming_the_url_and_the_s
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("how", ["hang", "trickle"])
 def test_a_summary_the_server_never_finishes_is_one_problem_naming_it_and_the_other_runs_load(
-    runs: Path, serve: Serve, release: threading.Event, monkeypatch: pytest.MonkeyPatch, how: str
+    runs: Path, web: WebServers, monkeypatch: pytest.MonkeyPatch, how: str
 ) -> None:
     monkeypatch.setenv("NOESIS_NB_REMOTE_TIMEOUT_S", "1")
 
@@ -132,36 +67,36 @@ def test_a_summary_the_server_never_finishes_is_one_problem_naming_it_and_the_ot
         if not handler.path.startswith("/runs/ep_b/summary.json"):
             return False
         if how == "hang":
-            release.wait(50)
+            web.release.wait(50)
             return True
         handler.send_response(200)
         handler.send_header("Content-Length", "100000")
         handler.send_header("ETag", '"x"')
         handler.end_headers()
-        while not head and not release.is_set():  # one byte now and then, each after more than the idle limit
+        while not head and not web.release.is_set():  # one byte now and then, each after more than the idle limit
             try:
                 handler.wfile.write(b" ")
                 handler.wfile.flush()
             except OSError:
                 return True
-            release.wait(2.5)
+            web.release.wait(2.5)
         return True
 
-    url = serve(runs, slow)
+    url = web.serve_root(runs, slow)
     frame = noesis_nb.runs_df(url, cache=False)
     assert set(frame["episode_id"]) == {"ep_a", "ep_b", "ep_c"}
-    reasons = _reasons(frame)
+    reasons = problem_reasons(frame)
     slow_one = [r for p, r in reasons.items() if p.endswith("/ep_b/summary.json") and "timed out" in r]
     assert slow_one and "timed out after 1 s" in slow_one[0] and "NOESIS_NB_REMOTE_TIMEOUT_S" in slow_one[0], reasons
     assert not [p for p in reasons if "/ep_a/" in p or "/ep_c/" in p]
 
 
 def test_a_timeout_that_is_no_number_of_seconds_is_refused_naming_the_variable(
-    runs: Path, serve: Serve, monkeypatch: pytest.MonkeyPatch
+    runs: Path, web: WebServers, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("NOESIS_NB_REMOTE_TIMEOUT_S", "soon")
     with pytest.raises(InvalidOptionError, match="NOESIS_NB_REMOTE_TIMEOUT_S=soon is no number of seconds"):
-        noesis_nb.runs_df(serve(runs), cache=False)
+        noesis_nb.runs_df(web.serve_root(runs), cache=False)
 
 
 # -- bounded reads ---------------------------------------------------------------------------------------------------
@@ -170,7 +105,7 @@ def test_a_timeout_that_is_no_number_of_seconds_is_refused_naming_the_variable(
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("said", ["unsaid", "past"])
 def test_an_event_log_past_the_remote_limit_is_refused_naming_it_and_the_limit(
-    runs: Path, serve: Serve, monkeypatch: pytest.MonkeyPatch, said: str
+    runs: Path, web: WebServers, monkeypatch: pytest.MonkeyPatch, said: str
 ) -> None:
     limit = 1 << 20
     monkeypatch.setattr(remotefetch, "MAX_REMOTE_BYTES", limit, raising=False)
@@ -188,9 +123,9 @@ def test_an_event_log_past_the_remote_limit_is_refused_naming_it_and_the_limit(
             handler.wfile.write(line * (4 * limit // len(line)))
         return True
 
-    url = serve(runs, big)
+    url = web.serve_root(runs, big)
     for frame in (noesis_nb.events_df(url, cache=False), noesis_nb.runs_df(url, cache=False)):
-        reasons = _reasons(frame)
+        reasons = problem_reasons(frame)
         log = [r for p, r in reasons.items() if p.endswith("/ep_b/events.jsonl") and "MAX_REMOTE_BYTES" in r]
         assert log and f"{limit:,} bytes" in log[0] and "not read" in log[0], reasons
         assert ("its size said" in log[0]) == (said == "past")
@@ -200,9 +135,11 @@ def test_an_event_log_past_the_remote_limit_is_refused_naming_it_and_the_limit(
 # -- run folders whose own listing fails ---------------------------------------------------------------------------
 
 
-def test_run_folders_whose_listing_fails_or_moves_away_are_each_a_problem_and_the_others_load(runs: Path, serve: Serve) -> None:
+def test_run_folders_whose_listing_fails_or_moves_away_are_each_a_problem_and_the_others_load(
+    runs: Path, web: WebServers
+) -> None:
     write_run(runs, "ep_d", basic_events("ep_d"))
-    elsewhere = f"http://127.0.0.1:{_closed_port()}"
+    elsewhere = f"http://127.0.0.1:{closed_port()}"
 
     def failing(handler: SimpleHTTPRequestHandler, head: bool) -> bool:
         path = handler.path.split("?")[0]
@@ -218,18 +155,18 @@ def test_run_folders_whose_listing_fails_or_moves_away_are_each_a_problem_and_th
                 return True
         return False
 
-    url = serve(runs, failing)
+    url = web.serve_root(runs, failing)
     for load in (noesis_nb.runs_df, noesis_nb.events_df, noesis_nb.usage_df):
         frame = load(url, cache=False)
         assert set(frame["episode_id"]) == {"ep_d"}, load.__name__
-        reasons = _reasons(frame)
+        reasons = problem_reasons(frame)
         for ep, said in (("ep_a", f"HTTP 302, moving it to {elsewhere}/runs/ep_a/"), ("ep_b", "HTTP 500"), ("ep_c", "HTTP 403")):
             reason = reasons.get(url + ep, "")
             assert "listing it failed" in reason and said in reason and "unknown, not absent" in reason, (ep, reasons)
 
 
-def test_a_root_whose_every_run_folder_moves_away_is_an_error_naming_them_not_an_empty_frame(runs: Path, serve: Serve) -> None:
-    elsewhere = f"http://127.0.0.1:{_closed_port()}"
+def test_a_root_whose_every_run_folder_moves_away_is_an_error_naming_them_not_an_empty_frame(runs: Path, web: WebServers) -> None:
+    elsewhere = f"http://127.0.0.1:{closed_port()}"
 
     def away(handler: SimpleHTTPRequestHandler, head: bool) -> bool:
         path = handler.path.split("?")[0]
@@ -240,7 +177,7 @@ def test_a_root_whose_every_run_folder_moves_away_is_an_error_naming_them_not_an
         handler.end_headers()
         return True
 
-    url = serve(runs, away)
+    url = web.serve_root(runs, away)
     with pytest.raises(RunsDirError) as got:
         noesis_nb.events_df(url, cache=False)
     said = str(got.value)
@@ -251,10 +188,10 @@ def test_a_root_whose_every_run_folder_moves_away_is_an_error_naming_them_not_an
 
 
 def test_listing_links_to_another_host_are_problems_and_a_folder_linked_without_its_slash_is_read(
-    runs: Path, serve: Serve
+    runs: Path, web: WebServers
 ) -> None:
     seen: list[str] = []
-    other = f"127.0.0.2:{_closed_port()}"
+    other = f"127.0.0.2:{closed_port()}"
     index = (
         f'<html><body><a href="ep_a/">a</a> <a href="http://{other}/ep_b/">b</a> <a href="//{other}/ep_c/">c</a> '
         '<a href="ep_d">d</a> <a href="../">up</a> <a href="?C=N;O=D">sort</a></body></html>'
@@ -272,11 +209,11 @@ def test_listing_links_to_another_host_are_problems_and_a_folder_linked_without_
             handler.wfile.write(index)
         return True
 
-    url = serve(runs, page, seen)
+    url = web.serve_root(runs, page, seen)
     frame = noesis_nb.runs_df(url, cache=False)
     assert set(frame["episode_id"]) == {"ep_a", "ep_d"}
     assert frame.set_index("episode_id").loc["ep_d", "input_tokens"] == 1050
-    reasons = _reasons(frame)
+    reasons = problem_reasons(frame)
     for ep in ("ep_b", "ep_c"):
         reason = reasons.get(f"http://{other}/{ep}/", "")
         assert "another host" in reason and "not followed" in reason, (ep, reasons)
@@ -288,8 +225,8 @@ def test_listing_links_to_another_host_are_problems_and_a_folder_linked_without_
 
 
 @pytest.mark.parametrize("user", [TOKEN, "glpat-Ab3dE5fG7hJ9kL1mN3pQ", "ana", f"x-access-token:{TOKEN}"])
-def test_a_url_with_a_user_part_is_refused_without_showing_it(runs: Path, serve: Serve, user: str) -> None:
-    url = serve(runs).replace("http://", f"http://{user}@")
+def test_a_url_with_a_user_part_is_refused_without_showing_it(runs: Path, web: WebServers, user: str) -> None:
+    url = web.serve_root(runs).replace("http://", f"http://{user}@")
     for load in (noesis_nb.runs_df, noesis_nb.events_df):
         with pytest.raises(InvalidOptionError) as got:
             load(url, cache=False)
@@ -297,8 +234,8 @@ def test_a_url_with_a_user_part_is_refused_without_showing_it(runs: Path, serve:
         assert user not in said and "credentials before its host" in said and "'headers'" in said, said
 
 
-def test_an_upper_case_scheme_and_a_fragment_read_the_root_and_the_fragment_is_shown_nowhere(runs: Path, serve: Serve) -> None:
-    url = serve(runs)
+def test_an_upper_case_scheme_and_a_fragment_read_the_root_and_the_fragment_is_shown_nowhere(runs: Path, web: WebServers) -> None:
+    url = web.serve_root(runs)
     secret = "Zq8r3kVbXw9Lm2Pq2TtY7uJfAbCd"
     for given in (url.replace("http://", "HTTP://"), url + "#top", url + f"#access_token={secret}"):
         frame = noesis_nb.runs_df(given, cache=False)

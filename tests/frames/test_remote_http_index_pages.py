@@ -7,33 +7,21 @@ first few hundred, the rest silently absent); a page past ``MAX_PAGE_BYTES`` is 
 
 from __future__ import annotations
 
-import functools
-import threading
 import time
-from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import fsspec
 import pytest
 
 from noesis_nb.frames import weblisting
 
-
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
+from .webserver import WebServers
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[str]:
+def served(tmp_path: Path, web: WebServers) -> str:
     """The URL of ``tmp_path`` served by a real stock server."""
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(tmp_path)))
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
+    return web.start(tmp_path)
 
 
 def test_a_long_index_page_is_read_whole(tmp_path: Path, served: str) -> None:

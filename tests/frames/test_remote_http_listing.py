@@ -9,17 +9,13 @@ once decoded) is a problem naming it, not a run; two spellings of one name are o
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import os
 import shutil
-import threading
 import time
 import traceback
-from collections.abc import Callable, Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 import pytest
@@ -29,11 +25,12 @@ from noesis_nb.errors import InvalidIdError, RunNotFoundError
 from noesis_nb.frames.problems import RunLoadError
 
 from .runkit import basic_events, write_run
+from .webserver import QuietHandler, WebServers
 
 Serve = Callable[..., str]
 
 
-class _Handler(SimpleHTTPRequestHandler):
+class _Handler(QuietHandler):
     """A static file server. ``headers_kind``: "stock" as shipped; "bare" without Last-Modified (nothing proves a
     file unchanged); "etag" with an ETag of the file's bytes instead; "refuse" answering 403 for events.jsonl.
     ``index`` replaces the root's index page."""
@@ -71,28 +68,14 @@ class _Handler(SimpleHTTPRequestHandler):
             return
         super().do_GET()
 
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
 
 @pytest.fixture
-def serve() -> Iterator[Serve]:
-    servers: list[tuple[ThreadingHTTPServer, threading.Thread]] = []
-
+def serve(web: WebServers) -> Serve:
     def start(root: Path, headers_kind: str = "stock", index: str | None = None) -> str:
-        attrs = {"headers_kind": headers_kind, "index": index, "root_name": root.name}
-        handler = type("Handler", (_Handler,), attrs)
-        server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(root.parent)))
-        thread = threading.Thread(target=server.serve_forever, daemon=True)
-        thread.start()
-        servers.append((server, thread))
-        return f"http://127.0.0.1:{server.server_address[1]}/{root.name}/"
+        base = web.start(root.parent, _Handler, headers_kind=headers_kind, index=index, root_name=root.name)
+        return f"{base}/{root.name}/"
 
-    yield start
-    for server, thread in servers:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    return start
 
 
 def _age(folder: Path, seconds: float) -> None:

@@ -10,15 +10,11 @@ problem naming it and the seconds.
 
 from __future__ import annotations
 
-import functools
-import socket
 import threading
-from collections.abc import Callable, Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable
+from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
-from typing import Any
 
-import pandas as pd
 import pytest
 
 import noesis_nb
@@ -26,53 +22,7 @@ from noesis_nb.errors import RunsDirError
 from noesis_nb.frames import remotefetch
 
 from .runkit import basic_events, hand_summary, write_run
-
-# (handler, is HEAD) -> whether it answered the request itself
-Answer = Callable[[SimpleHTTPRequestHandler, bool], bool]
-Serve = Callable[[Path, Answer], str]
-
-
-class _Handler(SimpleHTTPRequestHandler):
-    answer: Answer
-
-    def do_GET(self) -> None:
-        if not self.answer(self, False):
-            super().do_GET()
-
-    def do_HEAD(self) -> None:
-        if not self.answer(self, True):
-            super().do_HEAD()
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
-@pytest.fixture
-def release() -> Iterator[threading.Event]:
-    """Set when the test ends: a response the server holds lets go."""
-    done = threading.Event()
-    yield done
-    done.set()
-
-
-@pytest.fixture
-def serve(release: threading.Event) -> Iterator[Serve]:
-    """Serves a runs root's parent folder; gives the server's base URL (no path)."""
-    servers: list[ThreadingHTTPServer] = []
-
-    def start(root: Path, answer: Answer) -> str:
-        handler = type("Handler", (_Handler,), {"answer": staticmethod(answer)})
-        server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(root.parent)))
-        server.daemon_threads = True
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        servers.append(server)
-        return f"http://127.0.0.1:{server.server_address[1]}"
-
-    yield start
-    release.set()
-    for server in servers:
-        server.shutdown()
-        server.server_close()
+from .webserver import Answer, WebServers, closed_port, moved, problem_reasons
 
 
 @pytest.fixture
@@ -84,36 +34,22 @@ def runs(tmp_path: Path) -> Path:
     return root
 
 
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _moving(prefix: str, to: Callable[[str], str]) -> Answer:
     """An answer moving (301) every path under ``prefix`` to ``to(rest of the path)``."""
 
     def answer(handler: SimpleHTTPRequestHandler, head: bool) -> bool:
         if not handler.path.startswith(prefix):
             return False
-        handler.send_response(301)
-        handler.send_header("Location", to(handler.path[len(prefix) :]))
-        handler.send_header("Content-Length", "0")
-        handler.end_headers()
-        return True
+        return moved(handler, to(handler.path[len(prefix) :]))
 
     return answer
-
-
-def _reasons(frame: pd.DataFrame) -> dict[str, str]:
-    return {e["path"]: e["reason"] for e in frame.attrs["errors"]}
 
 
 # -- a root that moved ---------------------------------------------------------------------------------------------
 
 
-def test_a_root_moved_on_its_server_loads_the_runs_where_it_moved(runs: Path, serve: Serve) -> None:
-    base = serve(runs, _moving("/old/", lambda rest: "/runs/" + rest))
+def test_a_root_moved_on_its_server_loads_the_runs_where_it_moved(runs: Path, web: WebServers) -> None:
+    base = web.serve(runs, _moving("/old/", lambda rest: "/runs/" + rest))
     frame = noesis_nb.runs_df(base + "/old/", cache=False)
     assert set(frame["episode_id"]) == {"ep_a", "ep_b"}
     assert set(frame["run_dir"]) == {f"{base}/runs/ep_a", f"{base}/runs/ep_b"}
@@ -122,17 +58,17 @@ def test_a_root_moved_on_its_server_loads_the_runs_where_it_moved(runs: Path, se
     assert set(events["episode_id"]) == {"ep_a", "ep_b"} and len(events) == 2 * len(basic_events("ep_a"))
 
 
-def test_a_root_moved_to_another_server_is_refused_naming_where(runs: Path, serve: Serve) -> None:
-    elsewhere = f"http://127.0.0.1:{_closed_port()}"
-    base = serve(runs, _moving("/old/", lambda rest: f"{elsewhere}/runs/{rest}"))
+def test_a_root_moved_to_another_server_is_refused_naming_where(runs: Path, web: WebServers) -> None:
+    elsewhere = f"http://127.0.0.1:{closed_port()}"
+    base = web.serve(runs, _moving("/old/", lambda rest: f"{elsewhere}/runs/{rest}"))
     with pytest.raises(RunsDirError) as got:
         noesis_nb.runs_df(base + "/old/", cache=False)
     said = str(got.value)
     assert f"HTTP 301, moving it to {elsewhere}/runs/" in said and "not followed (another server)" in said, said
 
 
-def test_a_root_moving_in_a_loop_is_refused_after_a_few_moves(runs: Path, serve: Serve) -> None:
-    base = serve(runs, _moving("/old", lambda rest: "/old" + str(int(rest.strip("/") or 0) + 1) + "/"))
+def test_a_root_moving_in_a_loop_is_refused_after_a_few_moves(runs: Path, web: WebServers) -> None:
+    base = web.serve(runs, _moving("/old", lambda rest: "/old" + str(int(rest.strip("/") or 0) + 1) + "/"))
     with pytest.raises(RunsDirError) as got:
         noesis_nb.runs_df(base + "/old/", cache=False)
     said = str(got.value)
@@ -172,26 +108,26 @@ def _slow_log(runs: Path, release: threading.Event, pieces: int, pause: float, s
 
 @pytest.mark.timeout(60)
 def test_an_event_log_streamed_steadily_past_the_timeout_is_read_whole(
-    runs: Path, serve: Serve, release: threading.Event, monkeypatch: pytest.MonkeyPatch
+    runs: Path, web: WebServers, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("NOESIS_NB_REMOTE_TIMEOUT_S", "1")
     size = (runs / "ep_a" / "events.jsonl").stat().st_size
     # a large log at a fair pace, scaled down: the pace allowed makes this small log's allowance 1 + 10 s
     monkeypatch.setattr(remotefetch, "SLOWEST_BYTES_PER_S", size / 10)
-    base = serve(runs, _slow_log(runs, release, pieces=30, pause=0.1))  # ~3 s in all, a piece each 0.1 s
+    base = web.serve(runs, _slow_log(runs, web.release, pieces=30, pause=0.1))  # ~3 s in all, a piece each 0.1 s
     events = noesis_nb.events_df(base + "/runs/", cache=False)
-    assert not events.attrs.get("errors"), _reasons(events)
+    assert not events.attrs.get("errors"), problem_reasons(events)
     assert len(events[events["episode_id"] == "ep_a"]) == len(basic_events("ep_a"))
 
 
 @pytest.mark.timeout(60)
 def test_an_event_log_pausing_past_the_idle_limit_is_a_timeout_naming_it(
-    runs: Path, serve: Serve, release: threading.Event, monkeypatch: pytest.MonkeyPatch
+    runs: Path, web: WebServers, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("NOESIS_NB_REMOTE_TIMEOUT_S", "1")
-    base = serve(runs, _slow_log(runs, release, pieces=5, pause=2.5))
+    base = web.serve(runs, _slow_log(runs, web.release, pieces=5, pause=2.5))
     events = noesis_nb.events_df(base + "/runs/", cache=False)
-    reasons = _reasons(events)
+    reasons = problem_reasons(events)
     said = reasons.get(f"{base}/runs/ep_a/events.jsonl", "")
     assert "timed out after 1 s" in said and "NOESIS_NB_REMOTE_TIMEOUT_S" in said, reasons
     assert set(events["episode_id"]) >= {"ep_b"}
@@ -200,15 +136,15 @@ def test_an_event_log_pausing_past_the_idle_limit_is_a_timeout_naming_it(
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("sized", [True, False], ids=["size-said", "size-unsaid"])
 def test_an_event_log_trickled_never_idle_is_stopped_once_behind_the_slowest_pace(
-    runs: Path, serve: Serve, release: threading.Event, monkeypatch: pytest.MonkeyPatch, sized: bool
+    runs: Path, web: WebServers, monkeypatch: pytest.MonkeyPatch, sized: bool
 ) -> None:
     """A server sending a piece every 0.1 s (never idle for the 1 s idle limit) for 8 s: without a pace the body is
     read whole however long; its bytes fall behind ``SLOWEST_BYTES_PER_S`` past the first second, so it is a timeout
     problem and the log is not read (its events absent, ep_b still loaded)."""
     monkeypatch.setenv("NOESIS_NB_REMOTE_TIMEOUT_S", "1")
-    base = serve(runs, _slow_log(runs, release, pieces=80, pause=0.1, sized=sized))
+    base = web.serve(runs, _slow_log(runs, web.release, pieces=80, pause=0.1, sized=sized))
     events = noesis_nb.events_df(base + "/runs/", cache=False)
-    reasons = _reasons(events)
+    reasons = problem_reasons(events)
     said = reasons.get(f"{base}/runs/ep_a/events.jsonl", "")
     assert "timed out after 1 s" in said and "bytes" in said, reasons
     assert set(events["episode_id"]) >= {"ep_b"}

@@ -8,10 +8,8 @@ the server says is past ``MAX_DOCUMENT_BYTES`` is refused before its body is ask
 
 from __future__ import annotations
 
-import functools
-import threading
-from collections.abc import Callable, Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable
+from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -23,28 +21,7 @@ from noesis_nb.frames.problems import RunLoadError
 from noesis_nb.store.runfiles import MAX_DOCUMENT_BYTES
 
 from .runkit import llm_adapter
-
-Answer = Callable[[SimpleHTTPRequestHandler, bool], bool]  # (handler, is HEAD) -> whether it answered the request
-
-
-class _Handler(SimpleHTTPRequestHandler):
-    """A static file server; ``answer`` may take over a request (a failure, a huge file); every path is recorded."""
-
-    answer: Answer | None = None
-    seen: list[tuple[str, str]]
-
-    def do_GET(self) -> None:
-        self.seen.append(("GET", self.path))
-        if self.answer is None or not self.answer(self, False):
-            super().do_GET()
-
-    def do_HEAD(self) -> None:
-        self.seen.append(("HEAD", self.path))
-        if self.answer is None or not self.answer(self, True):
-            super().do_HEAD()
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
+from .webserver import Answer, WebServers
 
 
 @pytest.fixture(scope="module")
@@ -56,23 +33,14 @@ def sealed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
 
 
 @pytest.fixture
-def serve() -> Iterator[Callable[[Path, Answer | None], tuple[str, list[tuple[str, str]]]]]:
-    servers: list[tuple[ThreadingHTTPServer, threading.Thread]] = []
+def serve(web: WebServers) -> Callable[[Path, Answer | None], tuple[str, list[str]]]:
+    """Serve a runs root, ``answer`` taking requests over; gives its URL and the request lines ("GET /path")."""
 
-    def start(root: Path, answer: Answer | None) -> tuple[str, list[tuple[str, str]]]:
-        seen: list[tuple[str, str]] = []
-        handler = type("Handler", (_Handler,), {"answer": staticmethod(answer) if answer else None, "seen": seen})
-        server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(root.parent)))
-        thread = threading.Thread(target=server.serve_forever, daemon=True)
-        thread.start()
-        servers.append((server, thread))
-        return f"http://127.0.0.1:{server.server_address[1]}/{root.name}/", seen
+    def start(root: Path, answer: Answer | None) -> tuple[str, list[str]]:
+        seen: list[str] = []
+        return web.serve_root(root, answer, seen), seen
 
-    yield start
-    for server, thread in servers:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    return start
 
 
 def _fail_events(how: str) -> Answer:
@@ -148,7 +116,7 @@ def test_a_run_document_past_the_limit_is_refused_before_its_body_is_asked_for(s
 
     url, seen = serve(root, answer)
     runs = noesis_nb.runs_df(url, cache=False)
-    assert not [p for method, p in seen if method == "GET" and p.endswith("/summary.json")]
+    assert not [line for line in seen if line.startswith("GET ") and line.endswith("/summary.json")]
     reasons = [e["reason"] for e in runs.attrs["errors"] if e["path"].endswith(f"{ep}/summary.json")]
     refused = [r for r in reasons if "more than a run document is read at" in r]
     assert len(refused) == 1 and "MAX_DOCUMENT_BYTES" in refused[0] and "not read" in refused[0]

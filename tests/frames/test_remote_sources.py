@@ -8,13 +8,8 @@ nothing; a signed URL's ``?sig=…`` was taken as a glob and matched nothing. Th
 
 from __future__ import annotations
 
-import functools
-import socket
-import threading
 from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import fsspec
@@ -24,12 +19,13 @@ import noesis_nb
 from noesis_nb.errors import RunNotFoundError
 
 from .runkit import basic_events, write_run
+from .webserver import QuietHandler, WebServers, closed_port
 
 SIG = "sv2025-Kq8ZtW3xYp"  # a signature a presigned / SAS URL carries in its query
 EPISODES = ["ep_alpha", "ep_beta", "ep_gamma"]
 
 
-class _Handler(SimpleHTTPRequestHandler):
+class _Handler(QuietHandler):
     """A static file server that records each request and, when ``sig`` is set, answers 403 without it."""
 
     seen: list[str]
@@ -45,9 +41,6 @@ class _Handler(SimpleHTTPRequestHandler):
     def do_HEAD(self) -> None:
         self.do_GET()
 
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
 
 @pytest.fixture
 def runs(tmp_path: Path) -> Path:
@@ -57,28 +50,19 @@ def runs(tmp_path: Path) -> Path:
     return root
 
 
-def _serve(root: Path, sig: str | None) -> Iterator[tuple[str, list[str]]]:
+def _serve(web: WebServers, root: Path, sig: str | None) -> tuple[str, list[str]]:
     seen: list[str] = []
-    handler = type("Handler", (_Handler,), {"seen": seen, "sig": sig})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(root)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", seen
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    return web.start(root, _Handler, seen=seen, sig=sig), seen
 
 
 @pytest.fixture
-def served(runs: Path) -> Iterator[tuple[str, list[str]]]:
-    yield from _serve(runs, None)
+def served(runs: Path, web: WebServers) -> tuple[str, list[str]]:
+    return _serve(web, runs, None)
 
 
 @pytest.fixture
-def signed(runs: Path) -> Iterator[tuple[str, list[str]]]:
-    yield from _serve(runs, SIG)
+def signed(runs: Path, web: WebServers) -> tuple[str, list[str]]:
+    return _serve(web, runs, SIG)
 
 
 @pytest.fixture
@@ -94,19 +78,13 @@ def in_memory(runs: Path, tmp_path: Path) -> Iterator[str]:
     fs.rm(prefix.rsplit("/", 1)[0], recursive=True)
 
 
-def _closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.mark.parametrize("frame", ["runs_df", "events_df", "tools_df"])
 @pytest.mark.parametrize("where", ["refused", "missing_path", "memory"])
 def test_a_remote_root_that_is_not_there_is_an_error_naming_it(
     served: tuple[str, list[str]], frame: str, where: str, tmp_path: Path
 ) -> None:
     url = {
-        "refused": f"http://127.0.0.1:{_closed_port()}/runs",  # nothing listens there: connection refused
+        "refused": f"http://127.0.0.1:{closed_port()}/runs",  # nothing listens there: connection refused
         "missing_path": f"{served[0]}/no-such-runs/",  # the server answers 404
         "memory": f"memory://noesis-{tmp_path.name}/no-such-runs",
     }[where]
@@ -117,17 +95,17 @@ def test_a_remote_root_that_is_not_there_is_an_error_naming_it(
 
 
 def test_a_signature_in_an_unreachable_urls_query_is_not_shown() -> None:
-    url = f"http://127.0.0.1:{_closed_port()}/runs?sig={SIG}"
+    url = f"http://127.0.0.1:{closed_port()}/runs?sig={SIG}"
     with pytest.raises(RunNotFoundError) as refused:
         noesis_nb.runs_df(url, cache=False)
     message = str(refused.value)
     assert SIG not in message and f"127.0.0.1:{url.split(':')[2].split('/')[0]}/runs" in message
 
 
-def test_an_empty_remote_root_that_is_there_is_an_empty_frame(tmp_path: Path) -> None:
+def test_an_empty_remote_root_that_is_there_is_an_empty_frame(tmp_path: Path, web: WebServers) -> None:
     (tmp_path / "empty").mkdir()
-    for url, _ in _serve(tmp_path / "empty", None):
-        assert len(noesis_nb.runs_df(url + "/", cache=False)) == 0
+    url, _ = _serve(web, tmp_path / "empty", None)
+    assert len(noesis_nb.runs_df(url + "/", cache=False)) == 0
 
 
 @pytest.mark.parametrize("kind", ["http", "memory", "file"])

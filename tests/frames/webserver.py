@@ -1,0 +1,98 @@
+"""Real ``http.server`` servers on 127.0.0.1 for the http(s) source tests: a quiet static file server whose requests a
+test may answer itself (a failure, a move, a slow body), each request line kept, all shut down when the test ends."""
+
+from __future__ import annotations
+
+import functools
+import socket
+import threading
+from collections.abc import Callable
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+# (handler, is HEAD) -> whether it answered the request itself
+Answer = Callable[[SimpleHTTPRequestHandler, bool], bool]
+
+
+class QuietHandler(SimpleHTTPRequestHandler):
+    """A stock static file server that writes no log line per request."""
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+class AnsweringHandler(QuietHandler):
+    """A static file server; ``answer`` may take a request over; every request line ("GET /path") is kept in ``seen``."""
+
+    answer: Answer | None = None
+    seen: list[str]
+
+    def do_GET(self) -> None:
+        self.seen.append("GET " + self.path)
+        if self.answer is None or not self.answer(self, False):
+            super().do_GET()
+
+    def do_HEAD(self) -> None:
+        self.seen.append("HEAD " + self.path)
+        if self.answer is None or not self.answer(self, True):
+            super().do_HEAD()
+
+
+class WebServers:
+    """The servers one test started. ``release`` is set when it ends, so a response a server holds lets go."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self._running: list[tuple[ThreadingHTTPServer, threading.Thread]] = []
+
+    def start(self, folder: Path, handler: type[SimpleHTTPRequestHandler] = QuietHandler, **attrs: Any) -> str:
+        """Serve ``folder`` with a subclass of ``handler`` holding ``attrs``; gives the base URL (no path)."""
+        served = type("Handler", (handler,), attrs)
+        server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(served, directory=str(folder)))
+        server.daemon_threads = True
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        self._running.append((server, thread))
+        return f"http://127.0.0.1:{server.server_address[1]}"
+
+    def serve(self, root: Path, answer: Answer | None = None, seen: list[str] | None = None) -> str:
+        """Serve a runs root's parent folder, ``answer`` taking requests over, each request line kept in ``seen``;
+        gives the base URL (no path)."""
+        kept = seen if seen is not None else []
+        return self.start(root.parent, AnsweringHandler, answer=staticmethod(answer) if answer else None, seen=kept)
+
+    def serve_root(self, root: Path, answer: Answer | None = None, seen: list[str] | None = None) -> str:
+        """As ``serve``; gives the root's own URL (``…/runs/``)."""
+        return f"{self.serve(root, answer, seen)}/{root.name}/"
+
+    def close(self) -> None:
+        self.release.set()
+        for server, thread in self._running:
+            server.shutdown()
+            server.server_close()
+            thread.join()
+
+
+def moved(handler: SimpleHTTPRequestHandler, location: str) -> bool:
+    """Answer the request with a 301 to ``location`` (an ``Answer`` that took the request over)."""
+    handler.send_response(301)
+    handler.send_header("Location", location)
+    handler.send_header("Content-Length", "0")
+    handler.end_headers()
+    return True
+
+
+def closed_port() -> int:
+    """A port on 127.0.0.1 nothing listens on."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def problem_reasons(frame: pd.DataFrame) -> dict[str, str]:
+    """A frame's problem rows: path -> reason."""
+    return {e["path"]: e["reason"] for e in frame.attrs["errors"]}
