@@ -9,12 +9,16 @@ from typing import Any
 
 
 @contextmanager
-def counting_calls() -> Iterator[list[int]]:
-    """``[n]``: the calls made inside the block (the profiler hook is removed on the way out)."""
+def counting_calls(name: str | None = None) -> Iterator[list[int]]:
+    """``[n]``: the calls made inside the block, or with ``name`` the calls of the Python functions so named (the
+    profiler hook is removed on the way out)."""
     made = [0]
 
     def count(frame: Any, event: str, arg: Any) -> None:
-        made[0] += event in ("call", "c_call")
+        if name is None:
+            made[0] += event in ("call", "c_call")
+        else:
+            made[0] += event == "call" and frame.f_code.co_name == name
 
     sys.setprofile(count)
     try:

@@ -82,6 +82,28 @@ def one_field_run(root: Path, ep: str, key: str, values: list[Any]) -> Path:
     return run
 
 
+def unsealed_run(root: Path, ep: str, payloads: list[dict[str, Any]], *, style: str = "old") -> Path:
+    """A run as another program writes it (not sealed by noesis_nb): start, a ``model`` event per payload, terminate
+    (event 30), with its summary and state."""
+
+    def numbered(n: int, phase: str, payload: dict[str, Any]) -> dict[str, Any]:
+        ts = f"2026-12-07T07:00:{n:02d}.000000+00:00"
+        return event(ep, n, phase, payload, ts=ts, id=f"00000000-0000-4000-8000-{n:012x}")
+
+    events = [numbered(1, "start", {"task": "t", "using": "agent", "seed": 0})]
+    events += [numbered(2 + i, "model", p) for i, p in enumerate(payloads)]
+    events.append(numbered(30, "terminate", {"status": "ok", "message": "done"}))
+    summary = {
+        "episode_id": ep,
+        "status": "ok",
+        "task": "t",
+        "started_at": "2026-12-07T07:00:00+00:00",
+        "schema_version": "1.3.0",
+    }
+    state = {"episode": {"id": ep, "tags": {}}, "goal": {"task": "t"}}
+    return write_run(root, ep, events, style=style, summary=summary, state=state)
+
+
 def model_call(ep: str, n: int, ts: str, model: str, provider: str | None, **tokens: Any) -> dict[str, Any]:
     payload = {
         "event_name": "model.call",
@@ -194,6 +216,23 @@ def failing_adapter(task: str, ctx: Any) -> Any:
 
 async def _slow_adapter(task: str, ctx: Any) -> Any:
     await asyncio.sleep(30)
+
+
+def model_calls_run(runs_dir: Path, calls: int, task: str = "a run of many model calls") -> Path:
+    """A finished run of ``calls`` model calls, written by the engine (``start``) as fast as it writes them; its folder."""
+    import noesis_nb
+
+    def agent(task: str, ctx: Any) -> str:
+        for _ in range(calls):
+            ctx.model_call("gpt-4o-mini", provider="openai", input_tokens=100, output_tokens=10)
+        return "ok"
+
+    async def main() -> Path:
+        handle = noesis_nb.start(task, using=agent, runs_dir=runs_dir)
+        await handle
+        return Path(handle.run_dir)
+
+    return asyncio.run(main())
 
 
 def make_engine_runs(runs: Path) -> dict[str, str]:

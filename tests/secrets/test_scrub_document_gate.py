@@ -6,13 +6,13 @@ A run holding an environment's secret scrubbed every string of its state and sum
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from noesis_nb.secrets.guard import RunSecrets
+from tests.callcount import counting_calls
 
 VALUES = ("sk-proj-Abc123Def456Ghi789", "pa ss word 42", "hunter2-correct")
 
@@ -25,19 +25,9 @@ def _guard(values: tuple[str, ...] = VALUES) -> RunSecrets:
 
 def _strings_read(guard: RunSecrets, value: Any) -> tuple[Any, int]:
     """(``guard.scrub(value)``, how many times a string was searched for the known values on the way)."""
-    read = 0
-
-    def profile(frame: Any, event: str, arg: Any) -> None:
-        nonlocal read
-        if event == "call" and frame.f_code.co_name == "scrub_text":
-            read += 1
-
-    sys.setprofile(profile)
-    try:
+    with counting_calls("scrub_text") as read:
         out = guard.scrub(value)
-    finally:
-        sys.setprofile(None)
-    return out, read
+    return out, read[0]
 
 
 def test_a_document_with_no_sign_of_a_value_is_not_read_string_by_string() -> None:

@@ -10,25 +10,9 @@ from typing import Any
 
 import pytest
 
-import noesis_nb
 from noesis_nb.widgets.replayspeed import MAX_GAP_S, REDRAW_S, SPEEDS, paced_frame, run_clock
 from noesis_nb.widgets.replayview import ReplayView
-
-
-def busy_run(runs_dir: Path, calls: int) -> Path:
-    """A finished run of ``calls`` model calls written as fast as the runtime writes them."""
-
-    def agent(task: str, ctx: Any) -> str:
-        for _ in range(calls):
-            ctx.model_call("gpt-4o-mini", provider="openai", input_tokens=100, output_tokens=10)
-        return "ok"
-
-    async def main() -> Path:
-        handle = noesis_nb.start("a busy run", using=agent, runs_dir=runs_dir)
-        await handle
-        return Path(handle.run_dir)
-
-    return asyncio.run(main())
+from tests.frames.runkit import model_calls_run
 
 
 @pytest.mark.parametrize("speed", ["1×", "10×"])
@@ -62,7 +46,7 @@ def test_play_from_the_middle_starts_where_it_is() -> None:
 
 
 def test_playing_a_busy_run_at_1x_draws_far_fewer_frames_than_events(runs_dir: Path, comm_log: list) -> None:
-    replay = ReplayView(busy_run(runs_dir, 400))
+    replay = ReplayView(model_calls_run(runs_dir, 400, "a busy run"))
     span = run_clock(replay.times)[-1]
     assert replay.total > 400 and span < 2.0, (replay.total, span)
     seeks = 0

@@ -10,25 +10,14 @@ from typing import Any
 
 import pytest
 
-import noesis_nb
 from noesis_nb.errors import InvalidOptionError
 from noesis_nb.widgets.replayview import ReplayView
+from tests.frames.runkit import model_calls_run
 
 
 def quick_run(runs_dir: Path) -> Path:
     """A finished run of 30 model calls, its events a few milliseconds apart."""
-
-    def agent(task: str, ctx: Any) -> str:
-        for _ in range(30):
-            ctx.model_call("gpt-4o-mini", provider="openai", input_tokens=100, output_tokens=10)
-        return "ok"
-
-    async def main() -> Path:
-        handle = noesis_nb.start("a quick run", using=agent, runs_dir=runs_dir)
-        await handle
-        return Path(handle.run_dir)
-
-    return asyncio.run(main())
+    return model_calls_run(runs_dir, 30, "a quick run")
 
 
 def played(replay: ReplayView, speed: Any) -> tuple[int, float]:
