@@ -15,8 +15,7 @@ import pytest
 
 import noesis_nb
 from noesis_nb.secrets.streamed import streamed_piece
-from tests.secrets.test_secrets_stream_shapes import _key, _unsealed_run
-from tests.widgets.test_show_streamed_key import _shown
+from tests.secrets.test_secrets_stream_shapes import _key, key_streamed_is_hidden_on_disk
 
 _SHAPES: dict[str, Callable[[str], dict[str, Any]]] = {
     "gemini": lambda p: {"candidates": [{"content": {"parts": [{"text": p}], "role": "model"}, "index": 0}]},
@@ -52,13 +51,7 @@ def test_a_secret_streamed_live_in_any_chunk_shape_reaches_no_file(shape: str, t
 
 @pytest.mark.parametrize("shape", sorted(_SHAPES))
 def test_a_key_streamed_in_any_chunk_shape_read_from_disk_is_hidden(shape: str, tmp_path: Path) -> None:
-    key = _key()
-    head, tail = key[:15], key[15:]
-    run = _unsealed_run(tmp_path, "ep_any_shape", [_SHAPES[shape](head), _SHAPES[shape](tail)])
-    frame = noesis_nb.events_df(tmp_path).to_json(default_handler=str, date_format="iso")
-    assert head not in frame and tail not in frame
-    shown = _shown(run)
-    assert head not in shown and tail not in shown
+    key_streamed_is_hidden_on_disk(tmp_path, "ep_any_shape", _SHAPES[shape])
 
 
 @pytest.mark.parametrize("shape", sorted(_SHAPES))

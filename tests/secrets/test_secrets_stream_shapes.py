@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 import noesis_nb
-from tests.widgets.test_show_streamed_key import _event, _shown
+from tests.frames.runkit import unsealed_run as _unsealed_run  # (other stream tests import it from here)
+from tests.widgets.test_show_streamed_key import _shown
 
 _SHAPES: dict[str, Callable[[str], dict[str, Any]]] = {
     "openai chat": lambda p: {"id": "c1", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": p}}]},
@@ -38,35 +39,20 @@ def _key() -> str:
     return "sk-proj-" + "".join(stdlib_secrets.choice(string.ascii_letters + string.digits) for _ in range(48))
 
 
-def _unsealed_run(root: Path, ep: str, payloads: list[dict[str, Any]]) -> Path:
-    """A run as another program writes it (not sealed by noesis_nb): the given ``model`` events."""
-    run = root / ep
-    run.mkdir(parents=True)
-    events = [_event(ep, 1, "start", {"task": "t", "using": "agent", "seed": 0})]
-    events += [_event(ep, 2 + i, "model", p) for i, p in enumerate(payloads)]
-    events.append(_event(ep, 30, "terminate", {"status": "ok", "message": "done"}))
-    (run / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
-    summary = {
-        "episode_id": ep,
-        "status": "ok",
-        "task": "t",
-        "started_at": "2026-12-07T07:00:00+00:00",
-        "schema_version": "1.3.0",
-    }
-    (run / "summary.json").write_text(json.dumps(summary))
-    (run / "state.json").write_text(json.dumps({"episode": {"id": ep, "tags": {}}, "goal": {"task": "t"}}))
-    return run
+def key_streamed_is_hidden_on_disk(root: Path, ep: str, shape: Callable[[str], dict[str, Any]]) -> None:
+    """A key streamed in two events of ``shape`` in a run read from disk is in neither ``events_df`` nor ``show``."""
+    key = _key()
+    head, tail = key[:15], key[15:]
+    run = _unsealed_run(root, ep, [shape(head), shape(tail)])
+    frame = noesis_nb.events_df(root).to_json(default_handler=str, date_format="iso")
+    assert head not in frame and tail not in frame
+    shown = _shown(run)
+    assert head not in shown and tail not in shown
 
 
 @pytest.mark.parametrize("shape", sorted(_SHAPES))
 def test_a_key_streamed_in_a_run_read_from_disk_is_hidden_whole(shape: str, tmp_path: Path) -> None:
-    key = _key()
-    head, tail = key[:15], key[15:]
-    run = _unsealed_run(tmp_path, "ep_stream_shape", [_SHAPES[shape](head), _SHAPES[shape](tail)])
-    frame = noesis_nb.events_df(tmp_path).to_json(default_handler=str, date_format="iso")
-    assert head not in frame and tail not in frame
-    shown = _shown(run)
-    assert head not in shown and tail not in shown
+    key_streamed_is_hidden_on_disk(tmp_path, "ep_stream_shape", _SHAPES[shape])
 
 
 @pytest.mark.parametrize("shape", sorted(_SHAPES))

@@ -4,16 +4,15 @@ short first piece (``AKIA`` + 8 characters, ``ghp_`` + 10) passes as no key."""
 
 from __future__ import annotations
 
-import json
 import secrets as stdlib_secrets
 import string
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 import noesis_nb
 from noesis_nb.runtime.diskrun import DiskRun
+from tests.frames.runkit import unsealed_run
 from tests.widgets.test_run_fields_never_shown import _widget_state
 
 _ALNUM = string.ascii_letters + string.digits
@@ -21,38 +20,6 @@ _ALNUM = string.ascii_letters + string.digits
 
 def _word(n: int, alphabet: str = _ALNUM) -> str:
     return "".join(stdlib_secrets.choice(alphabet) for _ in range(n))
-
-
-def _event(ep: str, i: int, phase: str, payload: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "agent_id": "system",
-        "episode_id": ep,
-        "evidence_ids": [],
-        "id": f"00000000-0000-4000-8000-{i:012x}",
-        "payload": payload,
-        "phase": phase,
-        "timestamp": f"2026-12-07T07:00:{i:02d}.000000+00:00",
-    }
-
-
-def _crafted_run(root: Path, ep: str, deltas: list[str]) -> Path:
-    """An unsealed run as another program writes it: the key's pieces in two ``model`` events' deltas."""
-    run = root / ep
-    run.mkdir(parents=True)
-    events = [_event(ep, 1, "start", {"task": "t", "using": "agent", "seed": 0})]
-    events += [_event(ep, 2 + i, "model", {"delta": d}) for i, d in enumerate(deltas)]
-    events.append(_event(ep, 30, "terminate", {"status": "ok", "message": "done"}))
-    (run / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
-    summary = {
-        "episode_id": ep,
-        "status": "ok",
-        "task": "t",
-        "started_at": "2026-12-07T07:00:00+00:00",
-        "schema_version": "1.3.0",
-    }
-    (run / "summary.json").write_text(json.dumps(summary))
-    (run / "state.json").write_text(json.dumps({"episode": {"id": ep, "tags": {}}, "goal": {"task": "t"}}))
-    return run
 
 
 def _shown(run: Path) -> str:
@@ -74,7 +41,7 @@ def test_the_short_first_piece_of_a_streamed_key_is_hidden_in_the_view(kind: str
     for cut in cuts:
         key = make()
         head, tail = key[:cut], key[cut:]
-        run = _crafted_run(tmp_path / f"{kind}{cut}", f"ep_{kind}_{cut}", ["token " + head, tail + " ok"])
+        run = unsealed_run(tmp_path / f"{kind}{cut}", f"ep_{kind}_{cut}", [{"delta": "token " + head}, {"delta": tail + " ok"}])
         frame = noesis_nb.events_df(run.parent)
         in_frame = repr(frame.payload.tolist())
         assert head not in in_frame and tail not in in_frame  # the frames hide both pieces
@@ -86,6 +53,6 @@ def test_the_short_first_piece_of_a_streamed_key_is_hidden_in_the_view(kind: str
 
 def test_a_stream_with_no_secret_is_shown_as_written(tmp_path: Path) -> None:
     words = ["The quick brown ", "fox jumps over ", "the lazy dog ", _word(6, string.ascii_lowercase)]
-    run = _crafted_run(tmp_path, "ep_prose", words)
+    run = unsealed_run(tmp_path, "ep_prose", [{"delta": w} for w in words])
     events = DiskRun(run).events
     assert [e["payload"]["delta"] for e in events if e["phase"] == "model"] == words
