@@ -11,8 +11,9 @@ there); a folder's page moving within the root is followed; any other move is no
 unknown, not absent), and the other folders still load. Only the root's own page failing fails the load.
 
 The whole walk takes at most the seconds one page may ($NOESIS_NB_REMOTE_TIMEOUT_S): folder pages are asked
-``PAGES_AT_ONCE`` at a time, each within what is left, and a folder not listed by then is ``unlisted`` saying so.
-Asked one after another, a server sending each page just within the limit held a load that limit per folder.
+``PAGES_AT_ONCE`` at a time (with the HEADs asking whether a link is a folder: one semaphore for the walk), each within
+what is left, and a folder not listed by then is ``unlisted`` saying so. Asked one after another, a server sending each
+page just within the limit held a load that limit per folder. A link that is no URL (``http://[bad/x``) is refused.
 """
 
 from __future__ import annotations
@@ -82,7 +83,10 @@ async def _walk(fs: Any, root: str, seconds: float | None) -> Listing:
         raise
     found = found._replace(root=moved)
     seen = {root, moved}
+    # the whole walk's requests, folder pages and HEADs alike; HEADs hold one fewer, so a folder whose page is due
+    # is asked while every other slot waits on slow HEADs (sharing all of them, it waited until they were answered)
     pages = asyncio.Semaphore(PAGES_AT_ONCE)
+    heads = asyncio.Semaphore(PAGES_AT_ONCE - 1)
     tasks: set[asyncio.Task[None]] = set()
 
     async def visit(folder: str) -> None:
@@ -111,7 +115,7 @@ async def _walk(fs: Any, root: str, seconds: float | None) -> Listing:
             tasks.add(asyncio.ensure_future(visit(name)))
 
     async def follow(folder: str, text: str) -> None:
-        await _links_of(fs, folder, text, found, seconds, deadline, start)
+        await _links_of(fs, folder, text, found, seconds, deadline, start, (heads, pages))
 
     try:
         await follow(found.root, text)
@@ -146,38 +150,36 @@ def _late_said(seconds: float | None) -> str:
 
 
 async def _links_of(
-    fs: Any, folder: str, text: str, found: Listing, seconds: float | None, deadline: float | None, start: Callable[[str], None]
+    fs: Any,
+    folder: str,
+    text: str,
+    found: Listing,
+    seconds: float | None,
+    deadline: float | None,
+    start: Callable[[str], None],
+    asks: tuple[asyncio.Semaphore, asyncio.Semaphore],
 ) -> None:
     """``start`` each folder ``folder``'s page links inside the root (as soon as it is known); its files go into
     ``found.files`` and the links it makes out of the root into ``found.refused``. A link without ``/`` is asked
-    whether it is a folder, several at once, within what is left of the deadline; one not answered by then is
-    ``found.unlisted``."""
-    root = found.root
-    refused = found.refused
+    whether it is a folder within what is left of the deadline, holding both ``asks`` (the walk's HEADs', then its
+    requests' semaphore: all pages' questions and pages together are ``PAGES_AT_ONCE`` requests at most); one not
+    answered by then is ``found.unlisted``."""
     kept: list[tuple[str, bool]] = []
     for link, href in _links(text):
-        target = _resolved(folder, link)
-        if target == "":
-            continue
-        if target is None:
+        try:
+            target = _kept(folder, link, href, found)
+        except ValueError as exc:  # no URL at all (``http://[bad/x``: urllib's "Invalid IPv6 URL"): this link only
             if href:
-                refused.setdefault(_absolute(folder, link), _off_root_said(folder, link))
+                found.refused.setdefault(_written(folder, link), _malformed_said(exc))
             continue
-        if not _within(target, root):
-            if href and not _ancestor(target, folder):  # a page's link to its parents is no link of the listing
-                refused.setdefault(target, _off_root_said(folder, link))
-            continue
-        if (bad := _bad_part(root, target)) is not None:  # ``../x``, a name holding ``/`` once decoded
-            refused.setdefault(*bad)
-            continue
-        kept.append((target, target.endswith("/") or _has_suffix(target)))
-    asks = asyncio.Semaphore(PAGES_AT_ONCE)
+        if target is not None:
+            kept.append((target, target.endswith("/") or _has_suffix(target)))
 
     async def is_folder(target: str, known: bool) -> bool | None:
         """Whether ``target`` is a folder; None when the listing's time ran out before it was answered."""
         if known:
             return target.endswith("/")
-        async with asks:
+        async with asks[0], asks[1]:
             left = _left(deadline)
             if left is not None and left <= 0:
                 return None
@@ -197,6 +199,26 @@ async def _links_of(
             found.files[target] = {"name": target, "size": None, "type": "file"}
 
     await asyncio.gather(*(take(target, known) for target, known in kept))
+
+
+def _kept(folder: str, link: str, href: bool, found: Listing) -> str | None:
+    """The URL of ``folder``'s page link ``link`` when it lies inside the root; None for one to no file, or one
+    leaving the root (an ``<a href>`` kept in ``found.refused`` with why). ``ValueError`` for a link that is no URL."""
+    target = _resolved(folder, link)
+    if target == "":
+        return None
+    if target is None:
+        if href:
+            found.refused.setdefault(_absolute(folder, link), _off_root_said(folder, link))
+        return None
+    if not _within(target, found.root):
+        if href and not _ancestor(target, folder):  # a page's link to its parents is no link of the listing
+            found.refused.setdefault(target, _off_root_said(folder, link))
+        return None
+    if (bad := _bad_part(found.root, target)) is not None:  # ``../x``, a name holding ``/`` once decoded
+        found.refused.setdefault(*bad)
+        return None
+    return target
 
 
 async def _page(fs: Any, url: str, root: str, seconds: float | None) -> tuple[str, str]:
@@ -322,6 +344,19 @@ def _has_suffix(url: str) -> bool:
 
 def _absolute(folder: str, link: str) -> str:
     return link if "://" in link else urljoin(folder + "/", link)
+
+
+def _written(folder: str, link: str) -> str:
+    """``link`` as ``folder``'s page names it, made absolute by text alone (urllib refuses a link that is no URL)."""
+    if "://" in link:
+        return link
+    if link.startswith("//"):
+        return f"{folder.partition('://')[0]}:{link}"
+    return f"{folder}/{link}"
+
+
+def _malformed_said(exc: ValueError) -> str:
+    return f"it is no valid URL: {quoted_text(str(exc), 80)}"
 
 
 def _off_root_said(folder: str, link: str) -> str:
