@@ -6,24 +6,13 @@ variables, a question) stay whole."""
 
 from __future__ import annotations
 
-import json
-import secrets as stdlib_secrets
-import string
-import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 import noesis_nb
 from noesis_nb.secrets import shown
-from noesis_nb.secrets.text import find_in_text
-
-
-def _password() -> str:
-    rnd = stdlib_secrets.SystemRandom()
-    return rnd.choice(string.ascii_uppercase) + "".join(rnd.choice(string.ascii_letters + string.digits) for _ in range(9)) + "7q"
-
+from tests.secrets.saidkit import password, scan_costs, shown_per_run, text_run, texts_read_back, written_by_live_run
 
 _SAYINGS = {
     "go": lambda pw: f'password := "{pw}"',
@@ -109,24 +98,9 @@ _KEPT = [
 ]
 
 
-def _write_run(root: Path, ep: str, texts: list[str]) -> None:
-    run = root / ep
-    run.mkdir(parents=True)
-    events = [{"phase": "start", "payload": {"task": "t"}}]
-    events += [{"phase": "model", "payload": {"text": t}} for t in texts]
-    events += [{"phase": "terminate", "payload": {"status": "ok"}}]
-    lines = [
-        {"episode_id": ep, "id": f"00000000-0000-4000-8000-{i:012x}", "agent_id": "system",
-         "timestamp": f"2026-12-07T07:00:{i:02d}+00:00", **e}
-        for i, e in enumerate(events, start=1)
-    ]  # fmt: skip
-    (run / "events.jsonl").write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in lines), "utf-8")
-    (run / "summary.json").write_text(json.dumps({"episode_id": ep, "status": "ok", "task": "t"}))
-
-
 @pytest.mark.parametrize("name", sorted(_SAYINGS))
 def test_each_is_hidden_where_shown(name: str) -> None:
-    pw = _password()
+    pw = password()
     text = _SAYINGS[name](pw)
     out = shown(text)
     assert pw not in out, out
@@ -134,24 +108,15 @@ def test_each_is_hidden_where_shown(name: str) -> None:
 
 
 def test_a_live_run_writes_them_redacted(tmp_path: Path) -> None:
-    given = {name: _password() for name in _SAYINGS}
-
-    def agent(task: str, ctx: Any) -> str:
-        for name, say in _SAYINGS.items():
-            ctx.emit("note", {"text": say(given[name])})
-        return "done"
-
-    ep = noesis_nb.solve("t", using=agent, runs_dir=tmp_path)
-    written = (tmp_path / ep / "events.jsonl").read_text("utf-8")
+    given = {name: password() for name in _SAYINGS}
+    written = written_by_live_run(tmp_path, [say(given[name]) for name, say in _SAYINGS.items()], "note")
     assert [name for name, pw in given.items() if pw in written] == []
 
 
 def test_a_run_from_elsewhere_shows_them_redacted(tmp_path: Path) -> None:
-    given = {name: _password() for name in _SAYINGS}
-    for name, say in _SAYINGS.items():
-        _write_run(tmp_path, f"ep_{name}", [say(given[name])])
-    frame = noesis_nb.events_df(tmp_path)
-    shown_bare = [n for n, pw in given.items() if pw in repr(frame[frame.episode_id == f"ep_{n}"].payload.tolist())]
+    given = {name: password() for name in _SAYINGS}
+    shown_runs = shown_per_run(tmp_path, {name: say(given[name]) for name, say in _SAYINGS.items()}, raw_utf8=True)
+    shown_bare = [n for n, pw in given.items() if pw in shown_runs[n]]
     assert shown_bare == []
 
 
@@ -161,10 +126,8 @@ def test_ordinary_neighbours_stay_whole(text: str) -> None:
 
 
 def test_ordinary_neighbours_stay_whole_in_a_run(tmp_path: Path) -> None:
-    _write_run(tmp_path, "ep_kept", _KEPT)
-    frame = noesis_nb.events_df(tmp_path)
-    texts = [p["text"] for p in frame.payload if isinstance(p, dict) and "text" in p]
-    assert texts == _KEPT
+    text_run(tmp_path, "ep_kept", _KEPT, raw_utf8=True)
+    assert texts_read_back(tmp_path) == _KEPT
 
 
 @pytest.mark.parametrize(
@@ -172,12 +135,7 @@ def test_ordinary_neighbours_stay_whole_in_a_run(tmp_path: Path) -> None:
 )
 def test_hostile_lines_are_read_in_linear_time(unit: str) -> None:
     """One line of the patterns' openings repeated, 50 KB then 200 KB: linear costs 4 times as much, quadratic 16."""
-    costs = []
-    for size in (50_000, 200_000):
-        text = unit * (size // len(unit))
-        start = time.process_time()
-        find_in_text(text)
-        costs.append(time.process_time() - start)
+    costs = scan_costs([unit * (size // len(unit)) for size in (50_000, 200_000)])
     assert costs[1] < 8 * max(costs[0], 0.01), costs
 
 
@@ -197,7 +155,7 @@ def test_what_is_said_about_a_password_is_no_password(key: str) -> None:
 
 
 def test_a_basic_auth_tuple_loses_its_password_not_its_brackets() -> None:
-    pw = _password()
+    pw = password()
     out = shown(f"requests.get(url, auth=('bob', '{pw}'))")
     assert pw not in out
     assert out.startswith("requests.get(url, auth=('bob', '") and out.endswith("'))"), out

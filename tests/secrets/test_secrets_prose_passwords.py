@@ -4,25 +4,12 @@ was written and shown in clear. Sentences where the word after ``password is`` i
 
 from __future__ import annotations
 
-import json
-import secrets as stdlib_secrets
-import string
-import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-import noesis_nb
 from noesis_nb.secrets.text import find_in_text
-
-
-def _password() -> str:
-    rnd = stdlib_secrets.SystemRandom()
-    return (
-        rnd.choice(string.ascii_uppercase) + "".join(rnd.choice(string.ascii_letters + string.digits) for _ in range(11)) + "7q"
-    )
-
+from tests.secrets.saidkit import password, scan_costs, shown_per_run, text_run, texts_read_back, written_by_live_run
 
 _SAYINGS = {
     "is": lambda pw: f"my password is {pw}",
@@ -50,49 +37,23 @@ _KEPT = [
 ]
 
 
-def _write_run(root: Path, ep: str, texts: list[str]) -> None:
-    run = root / ep
-    run.mkdir(parents=True)
-    events = [{"phase": "start", "payload": {"task": "t"}}]
-    events += [{"phase": "model", "payload": {"text": t}} for t in texts]
-    events += [{"phase": "terminate", "payload": {"status": "ok"}}]
-    lines = [
-        {"episode_id": ep, "id": f"00000000-0000-4000-8000-{i:012x}", "agent_id": "system",
-         "timestamp": f"2026-12-07T07:00:{i:02d}+00:00", **e}
-        for i, e in enumerate(events, start=1)
-    ]  # fmt: skip
-    (run / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in lines))
-    (run / "summary.json").write_text(json.dumps({"episode_id": ep, "status": "ok", "task": "t"}))
-
-
 def test_passwords_said_in_words_are_hidden_in_a_run_read_from_disk(tmp_path: Path) -> None:
-    given = {name: _password() for name in _SAYINGS}
-    for name, say in _SAYINGS.items():
-        _write_run(tmp_path, f"ep_{name}", [say(given[name])])
-    frame = noesis_nb.events_df(tmp_path)
+    given = {name: password(11) for name in _SAYINGS}
+    shown_runs = shown_per_run(tmp_path, {name: say(given[name]) for name, say in _SAYINGS.items()})
     for name, pw in given.items():
-        rows = repr(frame[frame.episode_id == f"ep_{name}"].payload.tolist())
+        rows = shown_runs[name]
         assert pw not in rows, f"{name}: the password is shown"
         assert "[REDACTED]" in rows
 
 
 def test_ordinary_sentences_stay_whole(tmp_path: Path) -> None:
-    _write_run(tmp_path, "ep_kept", _KEPT)
-    frame = noesis_nb.events_df(tmp_path)
-    texts = [p["text"] for p in frame.payload if isinstance(p, dict) and "text" in p]
-    assert texts == _KEPT
+    text_run(tmp_path, "ep_kept", _KEPT)
+    assert texts_read_back(tmp_path) == _KEPT
 
 
 def test_a_live_run_writes_them_redacted(tmp_path: Path) -> None:
-    given = {name: _password() for name in _SAYINGS}
-
-    def agent(task: str, ctx: Any) -> str:
-        for name, say in _SAYINGS.items():
-            ctx.emit("model", {"text": say(given[name])})
-        return "done"
-
-    ep = noesis_nb.solve("t", using=agent, runs_dir=tmp_path)
-    written = (tmp_path / ep / "events.jsonl").read_text()
+    given = {name: password(11) for name in _SAYINGS}
+    written = written_by_live_run(tmp_path, [say(given[name]) for name, say in _SAYINGS.items()], "model")
     for name, pw in given.items():
         assert pw not in written, f"{name}: the password was written"
 
@@ -102,12 +63,7 @@ def test_a_live_run_writes_them_redacted(tmp_path: Path) -> None:
 )
 def test_hostile_lines_are_read_in_linear_time(unit: str) -> None:
     """One line of the patterns' openings repeated, 50 KB then 200 KB: linear costs 4 times as much, quadratic 16."""
-    costs = []
-    for size in (50_000, 200_000):
-        text = unit * (size // len(unit))
-        start = time.process_time()
-        find_in_text(text)
-        costs.append(time.process_time() - start)
+    costs = scan_costs([unit * (size // len(unit)) for size in (50_000, 200_000)])
     assert costs[1] < 9 * max(costs[0], 0.005), f"{unit!r}: {costs[0]:.3f}s then {costs[1]:.3f}s of CPU"
 
 
@@ -118,12 +74,7 @@ def test_hostile_lines_are_read_in_linear_time(unit: str) -> None:
 def test_a_long_run_of_blanks_after_the_opening_is_read_once(opening: str, blank: str, end: str) -> None:
     """ "password is" then thousands of blanks and no word: every way of splitting the blanks between the pattern's
     parts was tried (5 KB 0.4 s, 20 KB 4.8 s, 100 KB two minutes of CPU); 4 times the blanks cost ~4 times as much."""
-    costs = []
-    for size in (5_000, 20_000):
-        text = f"note: {opening}{blank * (size // len(blank))}{end}"
-        start = time.process_time()
-        find_in_text(text)
-        costs.append(time.process_time() - start)
+    costs = scan_costs([f"note: {opening}{blank * (size // len(blank))}{end}" for size in (5_000, 20_000)])
     assert costs[1] < 9 * max(costs[0], 0.005), f"{opening!r}: {costs[0]:.3f}s then {costs[1]:.3f}s of CPU"
     assert costs[1] < 1.0, f"{opening!r}: {costs[1]:.3f}s of CPU for 20 KB"
 
