@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import secrets
+import string
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +31,15 @@ def event(ep: str, n: int, phase: str, payload: dict[str, Any], *, ts: str, **ex
         "evidence_ids": [],
         **extra,
     }
+
+
+def fresh_password() -> str:
+    """A fresh password no detector finds alone (letters and digits, 12 of them), unknown to the process."""
+    alphabet = string.ascii_letters + string.digits
+    while True:
+        value = "".join(secrets.choice(alphabet) for _ in range(12))
+        if any(c.isdigit() for c in value) and any(c.isupper() for c in value) and any(c.islower() for c in value):
+            return value
 
 
 def write_run(

@@ -6,8 +6,6 @@ reveals."""
 from __future__ import annotations
 
 import json
-import secrets
-import string
 from pathlib import Path
 
 import pytest
@@ -15,19 +13,11 @@ import pytest
 import noesis_nb
 from noesis_nb.frames.problems import RunLoadError
 
-from .runkit import event, write_run
+from .runkit import event, fresh_password, write_run
 
 A = "ep_01M98FQE2ZPFVGQYX4KT3HERRA"
 B = "ep_01M98FQE2ZPFVGQYX4KT3HERRB"
 FRAMES = ("runs_df", "events_df", "usage_df", "tools_df")
-
-
-def _value() -> str:
-    alphabet = string.ascii_letters + string.digits
-    while True:
-        value = "".join(secrets.choice(alphabet) for _ in range(12))
-        if any(c.isdigit() for c in value) and any(c.isupper() for c in value) and any(c.islower() for c in value):
-            return value
 
 
 def _call(ep: str, n: int, input_tokens: object) -> dict:
@@ -54,7 +44,7 @@ def _run(root: Path, ep: str, named: str, misplaced: str | None) -> None:
 
 @pytest.mark.parametrize("frame", FRAMES)
 def test_a_value_the_run_reveals_is_quoted_by_no_problem(tmp_path: Path, frame: str) -> None:
-    value = _value()
+    value = fresh_password()
     _run(tmp_path, A, value, value)
     df = getattr(noesis_nb, frame)(tmp_path)
     said = json.dumps(df.attrs["errors"], default=str)
@@ -67,7 +57,7 @@ def test_a_value_the_run_reveals_is_quoted_by_no_problem(tmp_path: Path, frame: 
 
 
 def test_a_value_another_run_reveals_is_quoted_by_no_problem(tmp_path: Path) -> None:
-    value = _value()
+    value = fresh_password()
     _run(tmp_path, A, value, None)  # names it as a password
     _run(tmp_path, B, "other-and-harmless", value)  # quotes it where a number belongs
     for frame in FRAMES:

@@ -9,27 +9,16 @@ value is hidden in every frame (``events_df``, ``runs_df``, ``tools_df``, ``usag
 from __future__ import annotations
 
 import json
-import secrets
-import string
 from pathlib import Path
 
 import noesis_nb
 from noesis_nb.store import list_runs
 
-from .runkit import event, write_run
+from .runkit import event, fresh_password, write_run
 
 A = "ep_01M98FQE2ZPFVGQYX4KT3HAAAA"
 B = "ep_01M98FQE2ZPFVGQYX4KT3HBBBB"
 C = "ep_01M98FQE2ZPFVGQYX4KT3HCCCC"
-
-
-def _value() -> str:
-    """A fresh password no detector finds alone (letters and digits, 12 of them), unknown to the process."""
-    alphabet = string.ascii_letters + string.digits
-    while True:
-        value = "".join(secrets.choice(alphabet) for _ in range(12))
-        if any(c.isdigit() for c in value) and any(c.isupper() for c in value) and any(c.islower() for c in value):
-            return value
 
 
 def _ts(n: int) -> str:
@@ -58,7 +47,7 @@ def _all_text(df) -> str:
 
 
 def test_a_value_a_tool_record_names_is_hidden_where_an_event_echoes_it(tmp_path: Path) -> None:
-    value = _value()
+    value = fresh_password()
     run = _run(tmp_path, A, [("start", {"task": "x"}), ("reason", {"text": f"retrying with {value}"})])
     for folder, record in (
         ("prepared", {"draft_id": "d1", "payload": {"normalized_payload": {"env": {"DB_PASSWORD": value}}}}),
@@ -75,7 +64,7 @@ def test_a_value_a_tool_record_names_is_hidden_where_an_event_echoes_it(tmp_path
 
 
 def test_a_value_one_run_reveals_is_hidden_in_every_run_of_the_load(tmp_path: Path) -> None:
-    value = _value()
+    value = fresh_password()
     _run(tmp_path, A, [("start", {"task": "x"}), ("reason", {"cmd": f"PGPASSWORD={value} psql -h db"})])
     _run(tmp_path, B, [("start", {"task": "x"}), ("reason", {"text": f"the value was {value}"})], task=f"check {value}")
 
@@ -90,7 +79,7 @@ def test_a_value_one_run_reveals_is_hidden_in_every_run_of_the_load(tmp_path: Pa
 
 
 def test_a_run_added_later_hides_its_value_in_rows_cached_before(tmp_path: Path) -> None:
-    value = _value()
+    value = fresh_password()
     _run(tmp_path, B, [("start", {"task": "x"}), ("reason", {"text": f"the value was {value}"})], task=f"check {value}")
     _run(tmp_path, C, [("start", {"task": "x"}), ("reason", {"text": "nothing here"})])
     # B alone names no secret: its rows show the text as it is, and are cached so
