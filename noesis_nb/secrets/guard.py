@@ -48,7 +48,7 @@ from .joined import CHUNK_TEXT_KEYS, chunk_texts, split_secrets
 from .known import SEARCHED, Known, for_text, replaced, spans
 from .names import REDACTED_VALUE, WRAPS, hunted, looks_like_credential, unwrapped
 from .scan import distinct_key, learned, redact, shaped
-from .streamed import DELTA_KEYS, GOES_ON, QUIET_END, TAIL, Streams, lone_text, set_at, streamed_piece, text_at
+from .streamed import DELTA_KEYS, GOES_ON, QUIET_END, TAIL, TEXT_NAMED, Streams, lone_text, set_at, streamed_piece, text_at
 from .streamed import KEYWORD as STREAM_KEYWORD
 from .streamed import TOKEN as STREAM_TOKEN
 from .text import (
@@ -230,6 +230,7 @@ class RunSecrets:
         ):
             self._written = True
             out = dict(payload)
+            blob: bytes | None = b""  # (flat: no JSON built; a chunk text key could sit only at its top, tested below)
         else:
             try:
                 blob = orjson.dumps(payload, option=_OPTS)
@@ -249,7 +250,8 @@ class RunSecrets:
         if event_id is None or (
             type(payload) is dict
             and DELTA_KEYS.isdisjoint(payload)
-            and ("event_name" in payload or lone_text(payload) is None)  # (the runtime's own events: no call)
+            # (the runtime's own events, and a line naming no chunk text key: no call)
+            and ("event_name" in payload or (blob is not None and TEXT_NAMED.search(blob) is None) or lone_text(payload) is None)
         ):
             return out  # most events: no streamed piece (``streamed_piece``'s own tests, without its call)
         if type(payload) is dict and type(out) is dict and type(event_id) is str:

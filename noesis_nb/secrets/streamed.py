@@ -35,6 +35,7 @@ __all__ = [
     "DELTA_KEYS",
     "streamed_piece",
     "lone_text",
+    "TEXT_NAMED",
     "text_at",
     "set_at",
     "redact_streams",
@@ -242,22 +243,32 @@ def streamed_piece(payload: Any) -> tuple[Where, str] | None:
     return lone_text(payload)
 
 
-_LONE_NODES = 24  # values looked at in a payload: a chunk is small, a larger payload is an ordinary event
+_LONE_STRINGS = 24  # strings looked at in a payload: a chunk holds a few (its text, names); more is an ordinary event
+#: values of any kind looked at: only the walk's bound (a client's chunk dump holds many numbers and Nones, a
+#: google-genai ``GenerateContentResponse.model_dump()`` about 60; none of them can be text)
+_LONE_NODES = 256
 _LONE_DEPTH = 10  # steps down to the text (a wrapped Gemini chunk takes 8)
 _NAME_MAX = 40  # a chunk's other strings are names (a role, a type, a finish reason, an id): short, no space
+_NAME = re.compile(rf"\S{{0,{_NAME_MAX}}}")  # (one match for a name, not a call per character)
+#: a chunk text key's name as a JSON key (compact, as the screen builds the line): a payload whose JSON holds none
+#: holds no chunk text, and is no piece (``lone_text``'s test before its walk, made inline by the screen)
+TEXT_NAMED = re.compile(b'"(?:' + b"|".join(re.escape(key.encode()) for key in CHUNK_TEXT_KEYS) + b')":')
 
 
 def lone_text(payload: Any) -> tuple[Where, str] | None:
     """``(where, text)`` of a chunk-like payload: one whose only text is one string under a chunk text key
     (``CHUNK_TEXT_KEYS``) at any depth, every other string a name (no space, at most ``_NAME_MAX`` characters) —
     Gemini's ``candidates[0].content.parts[0].text``, Bedrock's ``contentBlockDelta.delta.text``, a chunk wrapped in
-    ``{"data": …}``; None for any other payload (two texts, prose beside it, a large one, the runtime's own events
-    naming an ``event_name``). Only a text key's string can be one, so a line holding none of those names is none."""
+    ``{"data": …}``; None for any other payload (two texts, prose beside it, more than ``_LONE_STRINGS`` strings,
+    the runtime's own events naming an ``event_name``). Numbers, None, booleans and empty containers are no text
+    and count for nothing (a Gemini chunk's safety ratings and usage, a client's dump with its unset fields). Only a
+    text key's string can be one, so a line holding none of those names is none (``TEXT_NAMED``: one search of the
+    payload's JSON, which the screen has built already, before any walk)."""
     if type(payload) is not dict or "event_name" in payload:
         return None
     found: tuple[Where, str] | None = None
     stack: list[tuple[Where, Any, Any]] = [((), payload, None)]
-    nodes = 0
+    nodes = strings = 0
     while stack:
         where, value, key = stack.pop()
         nodes += 1
@@ -265,11 +276,14 @@ def lone_text(payload: Any) -> tuple[Where, str] | None:
             return None
         kind = type(value)
         if kind is str:
+            strings += 1
+            if strings > _LONE_STRINGS:
+                return None
             if key in CHUNK_TEXT_KEYS:
                 if found is not None:
                     return None
                 found = (where, value)
-            elif len(value) > _NAME_MAX or any(c.isspace() for c in value):
+            elif _NAME.fullmatch(value) is None:
                 return None
         elif kind is dict or kind is list:
             if len(where) >= _LONE_DEPTH:
