@@ -101,9 +101,9 @@ def free_port() -> int:
 
 
 @contextmanager
-def jupyter_server(app: str, root: Path, tmp: Path) -> Iterator[tuple[str, str]]:
-    """``jupyter lab`` (or ``notebook``) serving ``root``, isolated under ``tmp``; yields (base url, token).
-    On an error inside the block the tail of the server log is printed."""
+def jupyter_server(app: str, root: Path, tmp: Path, *options: str) -> Iterator[tuple[str, str]]:
+    """``jupyter lab`` (or ``notebook``) serving ``root``, isolated under ``tmp``, given ``options`` besides; yields
+    (base url, token). On an error inside the block the tail of the server log is printed."""
     token, port = secrets.token_hex(16), free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("NOESIS_")}
     env.update(
@@ -131,6 +131,7 @@ def jupyter_server(app: str, root: Path, tmp: Path) -> Iterator[tuple[str, str]]
         "--LabApp.news_url=None",
         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
         expose,
+        *options,
     ]
     notifications = tmp / "settings" / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
     notifications.parent.mkdir(parents=True, exist_ok=True)  # no "get Jupyter news?" toast over the page
