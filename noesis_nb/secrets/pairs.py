@@ -113,8 +113,10 @@ def named_values(text: str) -> Iterator[str]:
                 if is_secret_key(m.group("name").rpartition(":")[2]):
                     yield m.group("value").strip()
     if "={" in text or "= {" in text:
+        read_to = 0  # where the last braced value ended: no value opened before it holds what follows
         for m in _BRACED.finditer(text):
-            value = m.group("value") if _secret_brace(m.group("name")) else _braced_around(text, m)
+            value = m.group("value") if _secret_brace(m.group("name")) else _braced_around(text, m, read_to)
+            read_to = m.end()
             if value:
                 # the value as written (each ``}`` in it doubled: only so is it in the text and hidden there) and as
                 # it reads, the password itself (``PWD={k3Y{q=7}}zP}``: ``k3Y{q=7}zP`` alone was hunted, and shown)
@@ -135,14 +137,23 @@ def _secret_brace(name: str) -> bool:
     return is_secret_key(name) or name.lower() == "pwd"  # (``PWD`` alone names the working directory elsewhere)
 
 
-def _braced_around(text: str, m: re.Match[str]) -> str:
+def _braced_around(text: str, m: re.Match[str], read_to: int) -> str:
     """A secret's braced value holding ``={`` (``PWD={k3={q7}}zP}``), as written: ``_BRACED`` reads no value through
     ``={`` (so each character is read by one start), and took ``k3={q7}}zP}`` for a value of its own, under ``k3``.
-    Looked for back from it, on its line, to the last ``={`` with a secret-looking name before it; "" when none."""
-    lo = max(0, m.start() - 1024, text.rfind("\n", 0, m.start()) + 1)
+    Looked for back from it, on its line, to the last ``={`` with a secret-looking name before it; "" when none.
+
+    The look-back reads only what lies between the braced value before (``read_to``: its closing ``}`` ends any value
+    opened before it, ``}}}`` too) and this one, each stretch once: stopping at each ``={`` and rescanning from there, a
+    line of ``b={c}}}`` cost seconds per 14 KB."""
+    lo = max(read_to, m.start() - 1024, text.rfind("\n", read_to, m.start()) + 1)
+    if text.rfind("={", lo, m.start()) < 0:
+        return ""
+    for close in _SINGLE_CLOSE.finditer(text, lo, m.start()):  # (``PWD={a}b={c}``: a value closed before this one)
+        lo = close.end()
+    window = max(0, m.start() - 1024, text.rfind("\n", max(0, lo - 48), m.start()) + 1)  # where a name may start
     at = text.rfind("={", lo, m.start())
-    while at >= 0 and _SINGLE_CLOSE.search(text, at + 2, m.start()) is None:  # (``PWD={a={b={c}``: each ``={`` back)
-        name = _NAME_BEFORE.search(text, max(lo, at - 48), at)
+    while at >= 0:  # (``PWD={a={b={c}``: each ``={`` back, each looked at once)
+        name = _NAME_BEFORE.search(text, max(window, at - 48), at)
         if name is not None and _secret_brace(name.group(1)):
             return text[at + 2 : m.end("value")]
         at = text.rfind("={", lo, at)
