@@ -269,6 +269,8 @@ def _rules() -> list[str]:
         f".{r} .nnb-stop-col,.{r} .widget-toggle-buttons{{max-width:100%}}"
         f".{r} .widget-toggle-buttons>div{{display:flex;flex-wrap:wrap}}.{r} .nnb-p,.{r} .nnb-k{{min-width:0}}"
         f".{r} table :is(td,th),.{r} .widget-html-content{{overflow-wrap:anywhere;white-space:normal}}"
+        # (a table's figures too: one line each in a wider view, but a table running past the view is worse)
+        f".{r} table td.nnb-num{{overflow-wrap:anywhere;white-space:normal}}"
         f".{r} .widget-text,.{r} .nnb-card .widget-hbox{{max-width:100%}}}}",
         # the view lost its kernel
         f".{r} .nnb-stale{{display:none}}",
