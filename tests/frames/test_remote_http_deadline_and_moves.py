@@ -23,7 +23,7 @@ import noesis_nb
 from noesis_nb.frames import weblisting
 
 from .runkit import basic_events, hand_summary, write_run
-from .webserver import Answer, WebServers, moved, problem_reasons
+from .webserver import Answer, WebServers, moved, problem_reasons, send_in_pieces
 
 
 def _runs(at: Path, names: list[str], task: str = "t") -> Path:
@@ -61,17 +61,7 @@ def test_folder_pages_each_trickled_within_the_timeout_hold_the_load_about_one_t
         page = handler.list_directory(handler.translate_path(path))  # the status and headers are sent
         if page is None:
             return True
-        body = page.read()
-        step = -(-len(body) // 3)
-        for start in range(0, len(body), step):
-            if web.release.wait(0.3):
-                return True
-            try:
-                handler.wfile.write(body[start : start + step])
-                handler.wfile.flush()
-            except OSError:
-                return True
-        return True
+        return send_in_pieces(handler, page.read(), 3, 0.3, web.release)
 
     _one_round_loads(web.serve(runs, trickle), names)
 

@@ -22,7 +22,7 @@ from noesis_nb.errors import RunsDirError
 from noesis_nb.frames import remotefetch
 
 from .runkit import basic_events, hand_summary, write_run
-from .webserver import Answer, WebServers, closed_port, moved, problem_reasons
+from .webserver import Answer, WebServers, closed_port, moved, problem_reasons, send_in_pieces
 
 
 @pytest.fixture
@@ -90,18 +90,7 @@ def _slow_log(runs: Path, release: threading.Event, pieces: int, pause: float, s
         if sized:
             handler.send_header("Content-Length", str(len(body)))
         handler.end_headers()
-        if head:
-            return True
-        step = -(-len(body) // pieces)
-        for start in range(0, len(body), step):
-            if release.wait(pause):
-                return True
-            try:
-                handler.wfile.write(body[start : start + step])
-                handler.wfile.flush()
-            except OSError:
-                return True
-        return True
+        return head or send_in_pieces(handler, body, pieces, pause, release)
 
     return answer
 

@@ -86,6 +86,21 @@ def moved(handler: SimpleHTTPRequestHandler, location: str) -> bool:
     return True
 
 
+def send_in_pieces(handler: SimpleHTTPRequestHandler, body: bytes, pieces: int, pause: float, release: threading.Event) -> bool:
+    """Send ``body`` in ``pieces`` pieces, each after ``pause`` seconds, until the test ends (``release``) or the client
+    leaves (an ``Answer`` that took the request over; the status and headers are sent already)."""
+    step = max(1, -(-len(body) // pieces))
+    for start in range(0, len(body), step):
+        if release.wait(pause):
+            return True
+        try:
+            handler.wfile.write(body[start : start + step])
+            handler.wfile.flush()
+        except OSError:
+            return True
+    return True
+
+
 def closed_port() -> int:
     """A port on 127.0.0.1 nothing listens on."""
     with socket.socket() as s:
