@@ -6,16 +6,19 @@ ordinary events (prose beside the text, two texts, the runtime's own events) are
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-import noesis_nb
 from noesis_nb.secrets.streamed import streamed_piece
-from tests.secrets.test_secrets_stream_shapes import _key, key_streamed_is_hidden_on_disk
+from tests.secrets.test_secrets_stream_shapes import (
+    _key,
+    key_streamed_is_hidden_on_disk,
+    ordinary_messages_are_kept,
+    streamed_live,
+)
 
 _SHAPES: dict[str, Callable[[str], dict[str, Any]]] = {
     "gemini": lambda p: {"candidates": [{"content": {"parts": [{"text": p}], "role": "model"}, "index": 0}]},
@@ -30,20 +33,12 @@ _PASSWORD = "Hq8xK2mPw9Tr"
 @pytest.mark.parametrize("shape", sorted(_SHAPES))
 def test_a_secret_streamed_live_in_any_chunk_shape_reaches_no_file(shape: str, tmp_path: Path) -> None:
     key = _key()
-    make = _SHAPES[shape]
     streams = [
         (["key: " + key[:20], key[20:34], key[34:]], [key[20:34], key[34:]]),
         (["Connect with password=", f"{_PASSWORD} now"], [_PASSWORD]),
     ]
     for pieces, secret_parts in streams:
-
-        def agent(task: str, ctx: Any, pieces: list[str] = pieces) -> str:
-            for piece in (*pieces, " and that was all"):
-                ctx.emit("model", make(piece))
-            return "ok"
-
-        episode = noesis_nb.solve("t", using=agent, runs_dir=tmp_path, approver="auto")
-        written = "\n".join(p.read_text("utf-8", "replace") for p in sorted((tmp_path / episode).rglob("*")) if p.is_file())
+        _, written = streamed_live(tmp_path, _SHAPES[shape], [*pieces, " and that was all"])
         for part in secret_parts:
             assert part not in written, (shape, part)
         assert "and that was all" in written
@@ -56,18 +51,7 @@ def test_a_key_streamed_in_any_chunk_shape_read_from_disk_is_hidden(shape: str, 
 
 @pytest.mark.parametrize("shape", sorted(_SHAPES))
 def test_ordinary_messages_in_any_chunk_shape_are_kept(shape: str, tmp_path: Path) -> None:
-    words = ["The build passed on the first try.", " Deploying to staging now;", " the token budget is 4096 tokens."]
-
-    def agent(task: str, ctx: Any) -> str:
-        for piece in words:
-            ctx.emit("model", _SHAPES[shape](piece))
-        return "ok"
-
-    episode = noesis_nb.solve("t", using=agent, runs_dir=tmp_path, approver="auto")
-    log = (tmp_path / episode / "events.jsonl").read_text()
-    frame = noesis_nb.events_df(tmp_path).to_json(default_handler=str, date_format="iso")
-    for piece in words:
-        assert json.dumps(piece)[1:-1] in log and piece.strip() in frame
+    ordinary_messages_are_kept(tmp_path, _SHAPES[shape])
 
 
 @pytest.mark.parametrize(

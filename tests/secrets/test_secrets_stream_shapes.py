@@ -50,6 +50,29 @@ def key_streamed_is_hidden_on_disk(root: Path, ep: str, shape: Callable[[str], d
     assert head not in shown and tail not in shown
 
 
+def streamed_live(runs_dir: Path, shape: Callable[[str], dict[str, Any]], pieces: list[str]) -> tuple[str, str]:
+    """A live run emitting each piece as a ``model`` event of ``shape``: (its episode id, every file it wrote, joined)."""
+
+    def agent(task: str, ctx: Any) -> str:
+        for piece in pieces:
+            ctx.emit("model", shape(piece))
+        return "ok"
+
+    episode = noesis_nb.solve("t", using=agent, runs_dir=runs_dir, approver="auto")
+    files = sorted(p for p in (runs_dir / episode).rglob("*") if p.is_file())
+    return episode, "\n".join(p.read_text("utf-8", "replace") for p in files)
+
+
+def ordinary_messages_are_kept(runs_dir: Path, shape: Callable[[str], dict[str, Any]]) -> None:
+    """Sentences streamed live in ``shape`` are written and read back whole."""
+    words = ["The build passed on the first try.", " Deploying to staging now;", " the token budget is 4096 tokens."]
+    episode, _ = streamed_live(runs_dir, shape, words)
+    log = (runs_dir / episode / "events.jsonl").read_text()
+    frame = noesis_nb.events_df(runs_dir).to_json(default_handler=str, date_format="iso")
+    for piece in words:
+        assert json.dumps(piece)[1:-1] in log and piece.strip() in frame
+
+
 @pytest.mark.parametrize("shape", sorted(_SHAPES))
 def test_a_key_streamed_in_a_run_read_from_disk_is_hidden_whole(shape: str, tmp_path: Path) -> None:
     key_streamed_is_hidden_on_disk(tmp_path, "ep_stream_shape", _SHAPES[shape])
@@ -58,15 +81,7 @@ def test_a_key_streamed_in_a_run_read_from_disk_is_hidden_whole(shape: str, tmp_
 @pytest.mark.parametrize("shape", sorted(_SHAPES))
 def test_a_key_streamed_live_reaches_no_file_of_the_run(shape: str, tmp_path: Path) -> None:
     key = _key()
-    make = _SHAPES[shape]
-
-    def agent(task: str, ctx: Any) -> str:
-        for piece in (key[:15], key[15:30], key[30:], " and that was all"):
-            ctx.emit("model", make(piece))
-        return "ok"
-
-    episode = noesis_nb.solve("t", using=agent, runs_dir=tmp_path, approver="auto")
-    written = "\n".join(p.read_text("utf-8", "replace") for p in sorted((tmp_path / episode).rglob("*")) if p.is_file())
+    _, written = streamed_live(tmp_path, _SHAPES[shape], [key[:15], key[15:30], key[30:], " and that was all"])
     for part in (key[:15], key[15:30], key[30:]):
         assert part not in written
     if shape != "token":  # a value named ``token`` is hidden whatever it holds
@@ -75,18 +90,7 @@ def test_a_key_streamed_live_reaches_no_file_of_the_run(shape: str, tmp_path: Pa
 
 @pytest.mark.parametrize("shape", ["langchain", "ollama chat", "text"])
 def test_ordinary_messages_in_stream_shapes_are_kept(shape: str, tmp_path: Path) -> None:
-    words = ["The build passed on the first try.", " Deploying to staging now;", " the token budget is 4096 tokens."]
-
-    def agent(task: str, ctx: Any) -> str:
-        for piece in words:
-            ctx.emit("model", _SHAPES[shape](piece))
-        return "ok"
-
-    episode = noesis_nb.solve("t", using=agent, runs_dir=tmp_path, approver="auto")
-    log = (tmp_path / episode / "events.jsonl").read_text()
-    frame = noesis_nb.events_df(tmp_path).to_json(default_handler=str, date_format="iso")
-    for piece in words:
-        assert json.dumps(piece)[1:-1] in log and piece.strip() in frame
+    ordinary_messages_are_kept(tmp_path, _SHAPES[shape])
 
 
 def test_whole_messages_read_as_a_stream_are_not_glued_into_a_password(tmp_path: Path) -> None:
