@@ -40,6 +40,7 @@ from ..secrets import redact as redact_secrets
 from ..secrets.quoted import quoted
 from ..secrets.streamed import streamed_piece
 from ..store import EventWriter, is_sealed, now_iso, read_events_to_continue, read_state
+from ..store.casetwins import RootKey, case_twin, note_created
 from ..store.ownership import OWNER_FILE, RunOwnership, acquire
 from ..store.paths import refuse_too_deep, run_path
 from ..store.roots import refuse_run_as_root
@@ -69,24 +70,21 @@ _LOOKED_AT = INDEXED_PHASES | TALLIED_IN_DETAIL  # the phases whose events are m
 _monotonic = time.monotonic
 
 
-def _refuse_case_twin(runs_dir: Path, episode_id: str) -> None:
-    """``RunExistsError`` when the root holds a run whose id differs from ``episode_id`` by case only (``ep_x`` beside
-    ``ep_X``): a copy of the root on macOS or Windows (case-insensitive) holds one folder for both. One listing of the
-    root; a minted id (a ULID) is never such a twin and is not compared."""
+def _refuse_case_twin(runs_dir: Path, episode_id: str) -> RootKey | None:
+    """``RunExistsError`` when the root holds a run folder whose id differs from ``episode_id`` by case only (``ep_x``
+    beside ``ep_X``): a copy of the root on macOS or Windows (case-insensitive) holds one folder for both. The root's
+    names are listed once and kept while it is unchanged (``store.casetwins``); a minted id (a ULID) is never such a
+    twin and is not compared. Returns the root as checked, for ``note_created``."""
     if is_minted(episode_id):
-        return
-    try:
-        names = os.listdir(runs_dir)
-    except OSError:  # no root yet (made below), or not listable: its creation says so
-        return
-    folded = episode_id.casefold()
-    twin = next((n for n in names if n != episode_id and n.casefold() == folded and not n.startswith(".")), None)
+        return None
+    twin, checked = case_twin(runs_dir, episode_id)
     if twin is not None:
         raise RunExistsError(
             f"run {quoted(twin)} already exists in {runs_dir}, and episode id {quoted(episode_id)} differs from it by case only: "
             "a copy of the root on macOS or Windows holds one folder for both; pick an id no run of the root has in "
             f"any case (or leave episode_id= out for a new one), or continue {quoted(twin)} with resume_run"
         )
+    return checked
 
 
 class Recorder:
@@ -179,7 +177,7 @@ class Recorder:
         state["episode"]["started_at"] = state["plan"]["updated_at"] = now_iso()
         refuse_run_as_root(runs_dir)  # what readers list as a run: the new run would hide inside it, listed nowhere
         refuse_too_deep(runs_dir, episode_id)  # else the run starts, then fails at its first tool draft
-        _refuse_case_twin(runs_dir, episode_id)  # one folder on a case-insensitive copy of the root
+        checked = _refuse_case_twin(runs_dir, episode_id)  # one folder on a case-insensitive copy of the root
         staging = runs_dir / staging_name(episode_id, uuid.uuid4().hex[:8])
         ownership = None
         try:
@@ -196,6 +194,7 @@ class Recorder:
             # rename would leave one that nothing can tell lost, read "running" for ever)
             ownership.write_note()
             os.rename(staging, runs_dir / episode_id)  # a run appears whole, or not at all
+            note_created(runs_dir, episode_id, checked)
         except BaseException as exc:
             if ownership is not None:
                 ownership.release()
