@@ -46,7 +46,7 @@ from .exact import exact
 from .gates import Gate, forget
 from .joined import chunk_texts
 from .known import for_text
-from .labels import LABEL_HINT, LABEL_HINT_BYTES, LABEL_SAID, labelled_secrets
+from .labels import HINT_WORDS, LABEL_HINT, LABEL_SAID, labelled_secrets
 from .linear import per_line, widen_all
 from .names import REDACTED_VALUE, is_secret_key, names_no_value, names_variable, stands_for, unwrapped
 from .pairs import COMMAND_HINT, COMMAND_HINT_BYTES, command_passwords, named_values
@@ -56,7 +56,6 @@ from .prose import (
     PGPASS_HINT_BYTES,
     SAID_HINT,
     SHORT_SAID_HINT,
-    SHORT_SAID_HINT_BYTES,
     pgpass_passwords,
     prose_passwords,
 )
@@ -115,6 +114,34 @@ _KEYWORD_ANCHORS = re.compile(
 # a JSON key that is one of the short secret names (``"pin": …``, ``"otp": …``): too common inside words to be keywords
 # (``shipping``, ``design``: the keyword search would run on most prose), they are looked for as whole keys only
 _SHORT_KEY = re.compile(rb'"(?:[a-z0-9_.-]*[_.-])?(?:pin|pw|[th]?otp)(?:[_.-][a-z0-9_.-]*)?"\s*:')
+# what a text naming no keyword holds when a rule may still read it, on lowered text: ``pairs.COMMAND_HINT_BYTES`` (a
+# command given a password by a flag of its own: ``sudo``, ``net user``, ``sqlplus``, ``expdp``, ``dgmgrl``, ``rman``,
+# ``jdbc:oracle``, ``ldap``, ``7z``, ``psexec``, ``rar``), ``prose.SHORT_SAID_HINT_BYTES`` (``my pw is X``) and
+# ``labels.HINT_WORDS`` (``Kennwort``, ``sqlcmd``, ``пароль``, …) in one search, each anchored as the keyword anchors are:
+# at a rarer letter, its next letters tested first, then what stands before it looking back (a leading ``\b`` or
+# ``(?i)``, or a look-behind first, has the search try a branch at every place of a text: the three searches cost ~5
+# times this one on a short event). ``net  user``'s blanks are looked back over up to two, and any run of three before
+# ``user`` passes. Words of other scripts start at their first (non-ASCII) byte. A test holds this to find whatever
+# those found
+_FOREIGN_HINTS = sorted(w.encode() for w in HINT_WORDS if not w[0].isascii())  # (not ``hasło``, ``lösenord``)
+# each of them at its first byte, the words sharing one in one branch (a branch each costs a test at every candidate
+# place of every text; and a branch opening with a set of bytes, not one, has the search try every place)
+_FOREIGN = b"|".join(
+    re.escape(bytes([first])) + b"(?:" + b"|".join(re.escape(w[1:]) for w in _FOREIGN_HINTS if w[0] == first) + b")"
+    for first in sorted({w[0] for w in _FOREIGN_HINTS})
+)
+_HINTS = (
+    rb"s(?:enha|alasana|ifre|lo(?:(?<=haslo)|(?<=heslo))|enord(?<=losenord))"
+    rb"|r(?:man\b(?<!\wrman)|ar\b(?:(?<!\wrar)|(?<=unrar)(?<!\wunrar)))|d(?:ap(?<=ldap)|p(?:(?<=mdp)|(?<=impdp)|(?<=expdp))|gmgrl)"
+    rb"|c(?:ontrase|lave|htwoord(?<=wachtwoord)|urestring(?<=securestring))"
+    rb"|u(?:do(?<=sudo)\b|ser\s(?:(?<=net\suser\s)|(?<=net\s\suser\s)|(?<=net\.exe\suser\s)|(?<=net\.exe\s\suser\s)"
+    rb"|(?<=\s\s\suser\s))|th(?:\x20(?<=auth\x20)|(?<=masterauth)))"
+    rb"|p(?:w(?<![a-z]pw)d?[ \t]+(?:is|was)[ \t]|arola|cclient(?<=rpcclient))|b(?:cp\x20|client(?<=smbclient))"
+    rb"|fied(?<=identified)|k(?:ennwort|ode(?<=adgangskode)|en(?<=with-token))|xec(?<=psexec)|jdbc:oracle"
+    rb"|z(?:(?<=\b7z)a?\b|\x20login(?<=az\x20login))|q(?:l(?<=sql)(?:plus|ldr|cmd)|uirepass(?<=requirepass))"
+    rb"|\xc5\x82(?<=has\xc5\x82)o|\xc3\xb6(?<=l\xc3\xb6)senord|" + _FOREIGN
+)
+_HINT = re.compile(_HINTS)
 
 
 def might_contain(blob: bytes) -> bool:
@@ -153,11 +180,7 @@ def _might_contain(blob: bytes) -> bool:
         return True
     if PGPASS_HINT_BYTES.search(blob) is not None:  # a ``.pgpass`` line names no keyword (``prose``)
         return True
-    if COMMAND_HINT_BYTES.search(blob) is not None:  # ``net user NAME X``, ``sqlplus app/X@db`` name none (``pairs``)
-        return True
-    if SHORT_SAID_HINT_BYTES.search(lowered) is not None:  # ``my pw is X`` (``prose``)
-        return True
-    if LABEL_HINT_BYTES.search(lowered) is not None:  # ``Kennwort: X``, ``sqlcmd -P X`` name no keyword (``labels``)
+    if _HINT.search(lowered) is not None:  # ``net user NAME X``, ``my pw is X``, ``Kennwort: X`` name none
         return True
     if not anchored and blob.isascii() and not blob.translate(None, SHOWN_BYTES):
         return False
@@ -202,12 +225,10 @@ def payload_might_contain(payload: Mapping[str, Any], blob: bytes) -> bool:
     lowered = blob.lower()
     if (
         not runs
-        and _ANCHORS_OR_CHUNKS.search(lowered) is None
+        # a keyword's anchor, a hint (``net user NAME X``, ``my pw is X``, ``Kennwort: X``) or a list of records
+        and _ANCHORS_HINTS_OR_CHUNKS.search(lowered) is None
         # a ``.pgpass`` line names no keyword (``prose``): its 4 colons come beside each key's one
         and (blob.count(b":") < len(payload) + 4 or PGPASS_HINT_BYTES.search(blob) is None)
-        and COMMAND_HINT_BYTES.search(blob) is None  # a command giving a password by a flag of its own (``pairs``)
-        and SHORT_SAID_HINT_BYTES.search(lowered) is None  # ``my pw is X`` (``prose``)
-        and LABEL_HINT_BYTES.search(lowered) is None  # ``Kennwort: X``, ``sqlcmd -P X`` (``labels``)
         # ``_short_keyed``'s answer without its call in the common case, a flat payload of keys judged before
         and not (
             (_UNDER_KEY.search(lowered) is not None or not _NAMED_PLAINLY.issuperset(payload)) and _short_keyed(payload, lowered)
@@ -269,9 +290,25 @@ def _key_verdict(key: Any) -> tuple[bool, bool] | None:
 
 _CONTAINERS = (dict, list, tuple)
 _CHUNKS = b"},{"  # a list of records: maybe streamed chunks, whose texts are read joined (``joined.chunk_texts``)
-# the anchors, and ``_CHUNKS`` in the same search (one more test in the hot path would cost as much as the search),
-# anchored at its ``{`` looking back: ``}`` ends every JSON object, and each payload's text is one
-_ANCHORS_OR_CHUNKS = re.compile(_KEYWORD_ANCHORS.pattern + rb"|\{(?<=\},\{)")
+# the anchors, the hints (``_HINT``) and ``_CHUNKS`` in one search (one more test in the hot path would cost as much as
+# the search), ``_CHUNKS`` anchored at its ``{`` looking back: ``}`` ends every JSON object, and each payload's text is
+# one. The branches of anchors and hints starting at one letter are merged (``contras`` holds ``contrase``, ``uth``
+# ``auth ``, ``en`` ``with-token``): a place holding one of the letters is tried branch by branch, each branch more a
+# test there. A test holds it to find what both find
+_ANCHORS_HINTS_OR_CHUNKS = re.compile(
+    rb"s(?:enha|alasana|ifre|lo(?:(?<=haslo)|(?<=heslo))|enord(?<=losenord))"
+    rb"|r(?:man\b(?<!\wrman)|ar\b(?:(?<!\wrar)|(?<=unrar)(?<!\wunrar)))"
+    rb"|d(?:ap(?<=ldap)|p(?:(?<=mdp)|(?<=impdp)|(?<=expdp))|gmgrl|b(?<=mariadb))"
+    rb"|c(?:ret|red|ontras|url|tl(?<=nerdctl)|lave|htwoord(?<=wachtwoord)|urestring(?<=securestring))"
+    rb"|u(?:th|do(?<=sudo)\b|ser\s(?:(?<=net\suser\s)|(?<=net\s\suser\s)|(?<=net\.exe\suser\s)"
+    rb"|(?<=net\.exe\s\suser\s)|(?<=\s\s\suser\s)))"
+    rb"|p(?:ass|wd|odman|enssl|w(?<![a-z]pw)d?[ \t]+(?:is|was)[ \t]|arola|cclient(?<=rpcclient))"
+    rb"|b(?:earer|cp\x20|client(?<=smbclient))|fied(?<=identified)|k(?:en|ey|ie|s\.slack|er|ennwort|ode(?<=adgangskode))"
+    rb"|x(?:ox|ec(?<=psexec))|j(?:(?<=eyj)|dbc:oracle)|q(?:l(?:(?<=mysql)|(?<=sql)(?:plus|ldr|cmd))|uirepass(?<=requirepass))"
+    rb"|z(?:ip|(?<=\b7z)a?\b|\x20login(?<=az\x20login))"
+    rb"|-cli(?<=redis-cli)|//(?<=://)|%[0-9a-f]{2}|\\(?:[ux0-3/]|n\{)|&#|\{(?<=\},\{)"
+    rb"|\xc5\x82(?<=has\xc5\x82)o|\xc3\xb6(?<=l\xc3\xb6)senord|" + _FOREIGN
+)
 
 
 def _chunks_might_contain(payload: Any) -> bool:

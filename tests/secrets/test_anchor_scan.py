@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from noesis_nb.secrets.guard import RunSecrets
-from noesis_nb.secrets.text import _ANCHORS_OR_CHUNKS, _KEYWORD_ANCHORS
+from noesis_nb.secrets.text import _ANCHORS_HINTS_OR_CHUNKS, _HINT, _KEYWORD_ANCHORS
 
 #: the anchors as first written: each branch at its first character, ``://`` at its colon, ``},{`` at its brace
 WRITTEN = re.compile(
@@ -45,7 +45,8 @@ def test_the_scan_finds_a_place_exactly_where_the_written_pattern_does(text):
         blobs.append(orjson.dumps({"step": 1, "text": text}).lower())
     for data in blobs:
         assert (_KEYWORD_ANCHORS.search(data) is None) == (WRITTEN.search(data) is None), data
-        assert (_ANCHORS_OR_CHUNKS.search(data) is None) == (WRITTEN_OR_CHUNKS.search(data) is None), data
+        written = WRITTEN_OR_CHUNKS.search(data) is None and _HINT.search(data) is None  # (the hints: their own test)
+        assert (_ANCHORS_HINTS_OR_CHUNKS.search(data) is None) == written, data
 
 
 @settings(max_examples=300, deadline=None)
@@ -66,6 +67,6 @@ def _first_characters(pattern: re.Pattern[bytes]) -> set[str]:
 
 def test_no_branch_starts_at_a_character_every_json_object_holds():
     # a colon after every key, a closing brace at the end of every object: a branch tried at each of them on every event
-    starts = _first_characters(_ANCHORS_OR_CHUNKS)
+    starts = _first_characters(_ANCHORS_HINTS_OR_CHUNKS)
     assert starts.isdisjoint({":", "}", '"', ","}), starts
     assert {"u", "c", "p", "b", "k"} <= starts  # (the letters, still the anchors')
