@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -223,6 +224,16 @@ def test_a_draft_written_while_its_folder_is_listed_shows_at_the_next_load(engin
     clear_cache()
 
 
+def _called_from(module: str) -> bool:
+    """Whether a function of ``module`` is on the calling stack."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_globals.get("__name__") == module:
+            return True
+        frame = frame.f_back
+    return False
+
+
 def _tool_frames_agree(a: pd.DataFrame, b: pd.DataFrame, what: str) -> None:
     pd.testing.assert_frame_equal(
         a.sort_values(["episode_id", "draft_id"], kind="stable").reset_index(drop=True),
@@ -298,7 +309,9 @@ def test_tools_df_sees_a_record_written_while_its_folder_is_listed(engine_runs, 
     wrote = []
 
     def write(path: str) -> None:
-        if not wrote and path == str(target):
+        # the listing that makes the rows: the read of every record for the values it reveals (``runlearned``, of
+        # the events the load reads first) lists the same folders earlier, and a record written then is a row at once
+        if not wrote and path == str(target) and not _called_from("noesis_nb.frames.runlearned"):
             made = [p for p in (target, *target.parents) if not p.exists()]
             target.mkdir(parents=True, exist_ok=True)
             name, text = records[folder]
