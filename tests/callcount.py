@@ -25,3 +25,13 @@ def counting_calls(name: str | None = None) -> Iterator[list[int]]:
         yield made
     finally:
         sys.setprofile(None)
+
+
+def called_from(module: str) -> bool:
+    """Whether a function of ``module`` is on the caller's stack (a hook counting or acting only for one reader)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_globals.get("__name__") == module:
+            return True
+        frame = frame.f_back
+    return False

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -25,6 +24,7 @@ from hypothesis import strategies as st
 
 from noesis_nb.frames import clear_cache, runs_df, tools_df
 from noesis_nb.frames.toolfolders import ToolFolders
+from tests.callcount import called_from
 
 FOLDERS = (
     "tool_invocations",
@@ -224,16 +224,6 @@ def test_a_draft_written_while_its_folder_is_listed_shows_at_the_next_load(engin
     clear_cache()
 
 
-def _called_from(module: str) -> bool:
-    """Whether a function of ``module`` is on the calling stack."""
-    frame = sys._getframe(1)
-    while frame is not None:
-        if frame.f_globals.get("__name__") == module:
-            return True
-        frame = frame.f_back
-    return False
-
-
 def _tool_frames_agree(a: pd.DataFrame, b: pd.DataFrame, what: str) -> None:
     pd.testing.assert_frame_equal(
         a.sort_values(["episode_id", "draft_id"], kind="stable").reset_index(drop=True),
@@ -311,7 +301,7 @@ def test_tools_df_sees_a_record_written_while_its_folder_is_listed(engine_runs, 
     def write(path: str) -> None:
         # the listing that makes the rows: the read of every record for the values it reveals (``runlearned``, of
         # the events the load reads first) lists the same folders earlier, and a record written then is a row at once
-        if not wrote and path == str(target) and not _called_from("noesis_nb.frames.runlearned"):
+        if not wrote and path == str(target) and not called_from("noesis_nb.frames.runlearned"):
             made = [p for p in (target, *target.parents) if not p.exists()]
             target.mkdir(parents=True, exist_ok=True)
             name, text = records[folder]
