@@ -42,18 +42,26 @@ class AnsweringHandler(QuietHandler):
             super().do_HEAD()
 
 
+class _Server(ThreadingHTTPServer):
+    """A threading server whose listen backlog holds a client's requests at once (the walk asks up to 8; the stock
+    backlog of 5 lets the kernel drop a connection while the busy accept loop lags, and the client's retry comes 1 s
+    later, past a 1 s listing deadline), as a real server's (128 and more) does."""
+
+    request_queue_size = 128
+    daemon_threads = True
+
+
 class WebServers:
     """The servers one test started. ``release`` is set when it ends, so a response a server holds lets go."""
 
     def __init__(self) -> None:
         self.release = threading.Event()
-        self._running: list[tuple[ThreadingHTTPServer, threading.Thread]] = []
+        self._running: list[tuple[_Server, threading.Thread]] = []
 
     def start(self, folder: Path, handler: type[SimpleHTTPRequestHandler] = QuietHandler, **attrs: Any) -> str:
         """Serve ``folder`` with a subclass of ``handler`` holding ``attrs``; gives the base URL (no path)."""
         served = type("Handler", (handler,), attrs)
-        server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(served, directory=str(folder)))
-        server.daemon_threads = True
+        server = _Server(("127.0.0.1", 0), functools.partial(served, directory=str(folder)))
         thread = threading.Thread(target=server.serve_forever, daemon=True)
         thread.start()
         self._running.append((server, thread))
