@@ -361,9 +361,10 @@ def _hand_on(held: HeldInterrupt, episode: Episode, task_: asyncio.Task[Any] | N
     try:
         held.deliver()
     except KeyboardInterrupt:
-        if task_ is not None:
-            task_.cancel()  # its coroutine never runs
-        episode.cancel_unstarted()
+        with held_interrupts():  # a second Ctrl-C while the run is sealed cancelled: the same one line, a whole seal
+            if task_ is not None:
+                task_.cancel()  # its coroutine never runs
+            episode.cancel_unstarted()
         raise interrupted(episode) from None
 
 
