@@ -2,7 +2,8 @@
 
 Both read ``runs_df`` rows (or load them): a task re-run in a batch (``rerun_failed``, a run lost
 with its process) counts once, by its latest run. Success is status ``ok`` among finished runs;
-rates get Wilson's score interval, means (scores, paired differences) Student's t interval.
+rates (and 0/1 scores: a bool ``score``) get Wilson's score interval, means (other scores, paired differences)
+Student's t interval.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import pandas as pd
 
 from ..errors import InvalidOptionError
 from ..store.vocab import TERMINAL_STATUSES
-from .intervals import mean_interval, wilson
+from .intervals import mean_interval, score_interval, wilson
 from .runs import runs_df
 
 __all__ = ["batch_summary", "compare_batches", "latest_runs", "running_time", "RUNNING_TIME", "WALL_TIME"]
@@ -113,7 +114,7 @@ def batch_summary(runs: Any) -> pd.DataFrame:
         finished = group[group["status"].astype(str).isin(sorted(TERMINAL_STATUSES))]
         n, ok = len(finished), int((finished["status"].astype(str) == "ok").sum())
         low, high = wilson(ok, n)
-        mean, score_low, score_high = mean_interval(finished["score"].to_numpy(dtype=float, na_value=np.nan))
+        mean, score_low, score_high = score_interval(finished["score"].to_numpy(dtype=float, na_value=np.nan))
         tokens = finished["input_tokens"].astype("Float64") + finished["output_tokens"].astype("Float64")
         durations, meaning = running_time(finished)
         rows.append(
@@ -138,7 +139,8 @@ def batch_summary(runs: Any) -> pd.DataFrame:
         )
     out = pd.DataFrame(rows, columns=_SUMMARY).set_index("adapter")  # no runs: no rows, the same columns
     meaning = running_time(frame.iloc[:0])[1]
-    out.attrs.update(success_interval="Wilson score, 95%", score_interval="Student t, 95%", duration=meaning)
+    scores = "Wilson score, 95% (0/1 scores); else Student t, 95%"
+    out.attrs.update(success_interval="Wilson score, 95%", score_interval=scores, duration=meaning)
     return out
 
 

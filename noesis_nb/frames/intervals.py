@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-__all__ = ["Z95", "wilson", "t95", "mean_interval"]
+__all__ = ["Z95", "wilson", "t95", "mean_interval", "score_interval"]
 
 Z95 = 1.959963984540054  # the normal distribution's 97.5% quantile
 # Student's t 97.5% quantiles for 1..30 degrees of freedom (standard tables)
@@ -45,3 +45,14 @@ def mean_interval(values: np.ndarray) -> tuple[float, float, float]:
         return mean, math.nan, math.nan
     half = t95(len(x) - 1) * float(x.std(ddof=1)) / math.sqrt(len(x))
     return mean, mean - half, mean + half
+
+
+def score_interval(values: np.ndarray) -> tuple[float, float, float]:
+    """(mean, low, high) of scores: a share with Wilson's interval when every finite score is 0 or 1 (a bool score:
+    a t interval would reach below 0 and above 1), else ``mean_interval``'s (nan bounds under 2 values)."""
+    x = np.asarray(values, dtype=float)
+    x = x[np.isfinite(x)]
+    if len(x) < 2 or not np.isin(x, (0.0, 1.0)).all():
+        return mean_interval(x)
+    k = float(x.sum())
+    return k / len(x), *wilson(k, len(x))
