@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import EpisodeInterrupted, RunExistsError, RunWriteError
-from ..runtime.api import create_episode, launch
+from ..runtime.api import create_and_launch
 from ..runtime.handle import EpisodeHandle
 from ..store.vocab import TERMINAL_STATUSES, failed
 from .claim import refuse_foreign
@@ -242,11 +242,11 @@ class Runner:
         spec, task = self.spec, self.spec.tasks[entry.index]
         opts = dict(spec.episode_opts)
         tags = {**(opts.pop("tags", None) or {}), **task.tags}
-        episode = create_episode(
+        handle = create_and_launch(  # under one hold: a Ctrl-C on a loop whose SIGINT raises never leaves it unowned
             task.task,
             spec.adapters[entry.adapter],
+            self.handle.loop,
             runs_dir=spec.root,
-            wait_for_human=True,
             episode_id=entry.reserved_id,
             score=spec.score,
             score_timeout_s=spec.score_timeout_s,
@@ -255,7 +255,6 @@ class Runner:
             batch={"batch_id": spec.batch_id, "task_index": entry.index, "adapter": entry.adapter},
             **opts,
         )
-        handle = launch(episode, self.handle.loop)
         entry.handle, entry.episode_id, entry.run_dir, entry.started_at = handle, handle.episode_id, handle.run_dir, time.time()
         self._follow_handle(entry, handle)
         return handle

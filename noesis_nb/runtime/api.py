@@ -347,11 +347,16 @@ def create_episode(task: Any, using: Any, *, runs_dir: Any, wait_for_human: bool
     is made (never half made, left locked, by a KeyboardInterrupt between two of its writes), then handed on once it
     exists: a handler that raises it (a script, a sync cell) gets the run sealed ``cancelled`` and the one
     ``EpisodeInterrupted`` line instead; one that cancels (an async cell's, ``asyncio.run``'s) cancels as it would.
+
+    A caller whose SIGINT may raise makes it inside a hold of its own, taking it on in a ``try`` that seals it
+    (``solve``, ``solve_async``, ``create_and_launch``): once this hold ends, one landing before the caller holds the
+    run (on the call's return, before its result is even stored) would leave it made, locked and nobody's.
     """
     with held_interrupts() as held:
         episode = _made_episode(task, using, runs_dir=runs_dir, wait_for_human=wait_for_human, **opts)
         _hand_on(held, episode)  # sealed while still held: a second Ctrl-C does not cut the seal short
-    _hand_on(held, episode)  # one that landed as the hold ended
+    if held.seen:  # one that landed as the hold ended (no call before this test: nothing a signal could land in)
+        _hand_on(held, episode)
     return episode
 
 
@@ -418,17 +423,21 @@ def start(task: str, using: Any, **opts: Any) -> EpisodeHandle:
             "start() needs a running event loop (a notebook cell, or inside `async def`); "
             + (in_thread() or "from plain scripts use noesis_nb.solve(...)")
         )
-    with held_interrupts() as held:  # until its task is on the loop: its run made and never left unowned
+    return create_and_launch(task, using, loop, runs_dir=runs_dir, **opts)
+
+
+def create_and_launch(task: Any, using: Any, loop: asyncio.AbstractEventLoop, *, runs_dir: Any, **opts: Any) -> EpisodeHandle:
+    """``create_episode`` and its launch as a background task on ``loop`` (the caller's running loop), under one hold
+    of interrupts until its task is on ``loop``: its run made and never left unowned (``start``, a batch's entries).
+    After the hold this runs no call a signal could land in but the test of what it held: one landing later meets a
+    run its task owns, as one landing after the return would."""
+    with held_interrupts() as held:
         episode = create_episode(task, using, runs_dir=runs_dir, wait_for_human=True, **opts)
         handle, task_ = _launched(episode, loop)
         _hand_on(held, episode, task_)
-    _hand_on(held, episode, task_)
+    if held.seen:  # one that landed as the hold ended
+        _hand_on(held, episode, task_)
     return handle
-
-
-def launch(episode: Episode, loop: asyncio.AbstractEventLoop) -> EpisodeHandle:
-    """Run ``episode`` as a background task on ``loop`` (the caller's running loop); its live handle."""
-    return _launched(episode, loop)[0]
 
 
 def _launched(episode: Episode, loop: asyncio.AbstractEventLoop) -> tuple[EpisodeHandle, asyncio.Task[Any]]:
@@ -452,14 +461,22 @@ async def solve_async(task: str, using: Any, **opts: Any) -> str:
     """Run an episode to its end (or to a pause for a human) on this loop; returns the episode id.
 
     ``using`` may be given by position, as for ``start`` (``ns.solve`` keeps Noēsis' keyword-only form)."""
+    runs_dir, episode = opts.pop("runs_dir", None), None
     with watch_interrupts() as watch:  # before the run is made: an interrupt then cancels its first step
-        episode = create_episode(task, using, runs_dir=opts.pop("runs_dir", None), wait_for_human=False, **opts)
         try:
+            with held_interrupts() as held:  # until this try holds the episode, on a loop whose SIGINT raises
+                episode = create_episode(task, using, runs_dir=runs_dir, wait_for_human=False, **opts)
+            held.deliver()
             await episode.run()
         except asyncio.CancelledError:
-            if watch.seen:  # the kernel's interrupt: one line saying what became of the run
+            if watch.seen and episode is not None:  # the kernel's interrupt: one line saying what became of the run
                 raise interrupted(episode) from None
             raise
+        except KeyboardInterrupt as exc:  # a loop whose SIGINT raises (a sync-run loop, a patched one), as solve
+            said = _interrupted_unless_begun(episode, exc)
+            if said is None:
+                raise
+            raise said from None
     return episode.recorder.episode_id
 
 
@@ -477,13 +494,10 @@ def solve(task: str, using: Any, **opts: Any) -> str:
         held.deliver()
         run_sync(episode.run())
     except KeyboardInterrupt as exc:
-        if episode is None:  # before any run was made (create_episode hands on one landing while it makes it)
+        said = _interrupted_unless_begun(episode, exc)
+        if said is None:
             raise
-        if exc is episode.error:  # the adapter's own, raised again after its run was sealed (or left paused): as is
-            raise
-        if episode.loop is None:  # stopped before it began: nothing else will seal its run
-            episode.cancel_unstarted()
-        raise interrupted(episode) from None
+        raise said from None
     except asyncio.CancelledError:
         # cancelled before its first step: asyncio.run's own SIGINT handler, a Ctrl-C in the instant before it counts
         # interrupts (it then raises the cancellation, not KeyboardInterrupt); nothing else cancels it there
@@ -492,6 +506,19 @@ def solve(task: str, using: Any, **opts: Any) -> str:
         episode.cancel_unstarted()
         raise interrupted(episode) from None
     return SolvedId(episode.recorder.episode_id)
+
+
+def _interrupted_unless_begun(episode: Episode | None, exc: KeyboardInterrupt) -> EpisodeInterrupted | None:
+    """What a ``KeyboardInterrupt`` out of ``solve``/``solve_async`` becomes: itself (None) before any run was made
+    (``create_episode`` hands on one landing while it makes it) or when it is the adapter's own, raised again after
+    its run was sealed (or left paused); else the run, sealed ``cancelled`` if it never began (held: a second Ctrl-C
+    does not cut the seal short), and the one ``EpisodeInterrupted`` line."""
+    if episode is None or exc is episode.error:
+        return None
+    if episode.loop is None:  # stopped before it began: nothing else will seal its run
+        with held_interrupts():
+            episode.cancel_unstarted()
+    return interrupted(episode)
 
 
 # -- decisions and resume for runs on disk ----------------------------------------------------

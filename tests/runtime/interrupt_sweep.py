@@ -45,8 +45,13 @@ async def _ended(handle: Any) -> None:
     await handle.wait()
 
 
-def _calls(mode: str, runs: str) -> tuple[Callable[[int], Any], Callable[[], None]]:
-    """The call to interrupt (given the try's number), and what lets every episode it started end."""
+def _none(i: int) -> None:
+    return None
+
+
+def _calls(mode: str, runs: str) -> tuple[Callable[[int], Any], Callable[[], None], Callable[[int], Path | None]]:
+    """The call to interrupt (given the try's number), what lets every episode it started end, and the run a try
+    continues (resume) or None."""
     loop = asyncio.new_event_loop()  # a kernel's: one loop, cells run on it with SIGINT raising KeyboardInterrupt
     handles: list[Any] = []
 
@@ -65,16 +70,16 @@ def _calls(mode: str, runs: str) -> tuple[Callable[[int], Any], Callable[[], Non
             signal.signal(signal.SIGINT, previous)
 
     if mode == "solve":
-        return (lambda i: noesis_nb.solve(f"s{i}", using=agent, runs_dir=runs)), settle
+        return (lambda i: noesis_nb.solve(f"s{i}", using=agent, runs_dir=runs)), settle, _none
     if mode == "ns.solve":
-        return (lambda i: noesis_nb.ns.solve(f"s{i}", using=agent, runs_dir=runs)), settle
+        return (lambda i: noesis_nb.ns.solve(f"s{i}", using=agent, runs_dir=runs)), settle, _none
     if mode == "start":  # a sync cell calling start()
 
         async def cell(i: int) -> None:
             handles.append(noesis_nb.start(f"s{i}", using=agent, runs_dir=runs))
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # the window is start() alone: its episode then runs unhurt
 
-        return (lambda i: loop.run_until_complete(cell(i))), settle
+        return (lambda i: loop.run_until_complete(cell(i))), settle, _none
     if mode == "batch":  # an async cell awaiting a batch: SIGINT cancels the cell, as ipykernel's handler does
 
         async def cell_batch(i: int) -> None:
@@ -90,10 +95,10 @@ def _calls(mode: str, runs: str) -> tuple[Callable[[int], Any], Callable[[], Non
             finally:
                 signal.signal(signal.SIGINT, previous)
 
-        return async_cell, settle
+        return async_cell, settle, _none
     if mode == "import":  # a recorded trace imported
         rows = [("message", {"kind": "message", "role": "user", "text": f"m{n}"}) for n in range(40)]
-        return (lambda i: import_rows(iter(rows), task=f"s{i}", source="test", runs_dir=runs)), settle
+        return (lambda i: import_rows(iter(rows), task=f"s{i}", source="test", runs_dir=runs)), settle, _none
     if mode == "resume":  # runs paused on a decided draft, continued from disk
         paused = []
         for i in range(-1, TRIES):
@@ -102,20 +107,22 @@ def _calls(mode: str, runs: str) -> tuple[Callable[[int], Any], Callable[[], Non
             assert waiting is not None, episode
             noesis_nb.approve_draft(episode, waiting[1], approver_id="ana", runs_dir=runs)
             paused.append(episode)
-        return (lambda i: noesis_nb.resume_run(paused[i + 1], runs_dir=runs)), settle
+        return (lambda i: noesis_nb.resume_run(paused[i + 1], runs_dir=runs)), settle, lambda i: Path(runs) / paused[i + 1]
     raise SystemExit(f"unknown mode {mode!r}")
 
 
 def main(mode: str, runs: str) -> None:
     warnings.simplefilter("ignore")
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    call, settle = _calls(mode, runs)
+    call, settle, continued = _calls(mode, runs)
     call(-1)  # imports done: every try starts at once
     settle()
     signal.signal(signal.SIGALRM, lambda *a: os.kill(os.getpid(), signal.SIGINT))
     rng = random.Random(12)
     said = []
     for i in range(TRIES):
+        run = continued(i)
+        log = (run / "events.jsonl").read_bytes() if run is not None else None
         try:
             signal.setitimer(signal.ITIMER_REAL, rng.uniform(0.0002, 0.02))
             try:
@@ -134,6 +141,10 @@ def main(mode: str, runs: str) -> None:
         except KeyboardInterrupt as exc:
             inside = [f.name for f in traceback.extract_tb(exc.__traceback__) if os.sep + "noesis_nb" + os.sep in f.filename]
             said.append("raw: " + " <- ".join(inside[::-1]) if inside else "outside")
+            if run is not None and (run / "events.jsonl").read_bytes() == log and not (run / "final.json").exists():
+                # resume_run's (or resume_blocking's) first instruction, before any try of theirs: the signal came
+                # before the call did anything, the run untouched (paused, decided), as before the call
+                said.append(f"untouched: {run.name}")
         settle()
         signal.signal(signal.SIGINT, signal.default_int_handler)
     print(json.dumps(said), flush=True)

@@ -103,7 +103,7 @@ def test_an_interrupt_while_any_entry_point_makes_a_run_leaves_it_sealed_and_fre
         assert line, sweep.communicate(timeout=60)[1][-3000:]
         said = json.loads(line)
         folders = sorted(p for p in runs.iterdir() if p.name != "batches")
-        said_unsealed = {s.split(": ", 1)[1] for s in said if s.startswith("said unsealed: ")}
+        said_unsealed = {s.split(": ", 1)[1] for s in said if s.startswith(("said unsealed: ", "untouched: "))}
         unsealed = [p.name for p in folders if p.name.startswith("ep_") and not is_sealed(p) and p.name not in said_unsealed]
         locked = [p.name for p in folders if p.name.startswith("ep_") and lock_held(p)]
         staging = [p.name for p in folders if not p.name.startswith("ep_")]
