@@ -61,6 +61,7 @@ class EventTally:
         "calls",
         "usage",
         "tool_requests",
+        "direction",
     )
 
     def __init__(self) -> None:
@@ -78,6 +79,7 @@ class EventTally:
         # tool calls asked for (``tool.requested``), those refused before a draft included: ``runs_df.tool_calls``
         # reads it from the summary without the log (a refused request leaves no tool record)
         self.tool_requests = 0
+        self.direction = [0, 0]  # direction events applied, blocked (a veto): the summary's direction_applied, _vetoed
 
     @classmethod
     def of(cls, events: list[dict[str, Any]]) -> EventTally:
@@ -138,9 +140,16 @@ class EventTally:
             self.usage.add(row)
         elif phase == "tool" and payload is not None and payload.get("event_name") == TOOL_REQUESTED:
             self.tool_requests += 1
+        elif phase == "direction" and payload is not None:
+            # Noēsis' direction payload: ``status`` applied | blocked (a governance veto) | skipped
+            status = payload.get("status")
+            if status == "applied" or (status is None and payload.get("applied") is True):
+                self.direction[0] += 1
+            elif status == "blocked":
+                self.direction[1] += 1
 
 
-_COUNTED = frozenset({"act", "governance", "model", "start", "tool"})
+_COUNTED = frozenset({"act", "direction", "governance", "model", "start", "tool"})
 _TIMED = frozenset({"observe", "interpret", "plan", "act", "reflect"})
 #: the phases ``EventTally.add`` reads more of than the phase: an event of any other phase is only counted in ``phases``
 TALLIED_IN_DETAIL = _COUNTED | _TIMED
@@ -233,11 +242,12 @@ def build_summary(
         "act_count": phases.get("act", 0),
         "reflect_count": phases.get("reflect", 0),
         "interpret_count": phases.get("interpret", 0),
+        # every intuition and direction event, an adapter's (``ctx.emit``) too: one rule for the phase counts
         "intuition_events": phases.get("intuition", 0),
-        "direction_events": 0,
-        "direction_applied": 0,
-        "direction_vetoed": 0,
-        "direction_applied_rate": 0.0,
+        "direction_events": phases.get("direction", 0),
+        "direction_applied": tally.direction[0],
+        "direction_vetoed": tally.direction[1],
+        "direction_applied_rate": round(tally.direction[0] / phases["direction"], 4) if phases.get("direction") else 0.0,
         "top_reasons": reasons[:5],
         "policy_confidence_histogram": [0] * 10,
         "alignment": 0.0,
