@@ -37,6 +37,7 @@ from ..errors import (
 from ..ids import is_minted, new_checkpoint_id, new_event_id, validate_id, validate_new_episode_id
 from ..secrets import for_run as secrets_for_run
 from ..secrets import redact as redact_secrets
+from ..secrets.exact import exact
 from ..secrets.quoted import quoted
 from ..secrets.streamed import streamed_piece
 from ..store import EventWriter, is_sealed, now_iso, read_events_to_continue, read_state
@@ -67,6 +68,9 @@ Subscriber = Callable[[dict[str, Any]], None]
 _EAGER_SHARE, _EAGER_SLACK_S = 0.1, 0.05  # the time early sweeps may take: this share of the run's, and this more
 INDEXED_PHASES = frozenset({"action_candidate", "governance", "act", "runtime", "terminate"})
 _LOOKED_AT = INDEXED_PHASES | TALLIED_IN_DETAIL  # the phases whose events are more than counted as they are written
+_AGENTS_KEPT = 4096  # distinct agent ids judged and kept per run
+# agent ids the runtime writes itself, naming no user text: written as they are, with no screen
+_RUNTIME_AGENTS = {a: a for a in ("system", "runtime", "tool_contract", "drain", "memory", "planner.minimal", "governance.rules")}
 _monotonic = time.monotonic
 
 
@@ -120,6 +124,7 @@ class Recorder:
         self._lock = self.writer.lock  # one lock orders ids, timestamps and lines
         self._id_base = new_event_id()[:24]
         self._ids = itertools.count(len(self.events) + 1)
+        self._agents = dict(_RUNTIME_AGENTS)  # each agent id as written (``_agent_shown``): one screen per distinct id
         self.secrets = secrets_for_run(self.run_dir)  # secrets seen in this run: kept out of what it writes
         self.secrets.observe(state.get("goal"), (state.get("episode") or {}).get("tags"))
         # what the summary needs, kept per event (sealing stays constant time), and the token usage so far
@@ -254,6 +259,19 @@ class Recorder:
             raise
 
     # -- events ---------------------------------------------------------------------------
+    def _agent_shown(self, agent_id: Any) -> Any:
+        """``agent_id`` as an event writes it: with its secrets redacted, as the payload's are. Many are built from what
+        a caller typed (``model:<provider>``, ``human:<sender>``, ``adapter:<label>``), and a value the run knows (an
+        environment's key) would be written in clear beside a redacted payload. Judged once per distinct id and run
+        (ids repeat on every event); a value learned after an id was judged is swept from the log as any late one."""
+        if not isinstance(agent_id, str):
+            return agent_id
+        text = exact(agent_id)  # a str subclass's own methods could hide what is written of it
+        out = str(self.secrets.redact(text, entropy=False))  # an id may read random (``asst_Ab3d…``): not a key
+        if type(agent_id) is str and len(self._agents) < _AGENTS_KEPT:
+            self._agents[agent_id] = out
+        return out
+
     def emit(
         self,
         phase: str,
@@ -276,7 +294,7 @@ class Recorder:
         event: dict[str, Any] = {
             "id": event_id,
             "episode_id": self.episode_id,
-            "agent_id": agent_id,
+            "agent_id": self._agents.get(agent_id) or self._agent_shown(agent_id),
             "phase": phase,
             "payload": self.secrets.screen(payload, event_id=event_id, phase=phase),
             "evidence_ids": [],  # a list per event: subscribers see what is written (a shared tuple read `()`)
