@@ -183,6 +183,8 @@ _GENAI_FIELDS = {
     "cache_write_mtok": ("cache_write", 1.0),
     "output_reasoning_mtok": ("reasoning", 1.0),
     "requests_kcount": ("per_call", 1e-3),
+    "cache_write_1h_mtok": ("cache_write_1h", 1.0),
+    "web_searches_kcount": ("web_search", 1e-3),
 }
 
 
@@ -190,8 +192,9 @@ def price_fields(prices: Any) -> dict[str, Any] | None:
     """genai-prices' ``ModelPrice`` as ``Price`` fields (tiers kept); None without an input price.
 
     A model priced for its input alone (an embedding model: it writes no tokens) bills no output: its output
-    rate is 0, as genai-prices itself prices it. Other keys (audio, images, web searches, …) price usage that
-    model calls here never report.
+    rate is 0, as genai-prices itself prices it. The hour-long cache writes and the web searches a call reports
+    (``store.vocab.BILLED_COUNTS``) have their rates here; other keys (audio, images, code executions, …) price
+    usage that model calls here do not report.
     """
     rates: dict[str, float | None] = {}
     tiers: list[tuple[str, int, float]] = []
@@ -218,6 +221,8 @@ def price_fields(prices: Any) -> dict[str, Any] | None:
         "reasoning": rates.get("reasoning"),
         "per_call": rates.get("per_call") or 0.0,
         "tiers": tuple(tiers),
+        "cache_write_1h": rates.get("cache_write_1h"),
+        "web_search": rates.get("web_search") or 0.0,
     }
 
 
@@ -317,8 +322,9 @@ def _encode(rates: ModelRates | None) -> Any:
 #: the rates file's first line is the HMAC of the rest under this user's seal key (``store.seal``), as the runs
 #: index's is: a rates file written by anyone else (a shared or crafted cache folder) prices nothing
 # /2: input-only models priced; /3: Bedrock and Vertex ids priced; /4: LiteLLM's names of them (older files hold
-# them unpriced, or priced at another provider's rate: rebuilt); /5: a provider given is the only one asked
-_FORM = b"noesis_nb.genai-rates/5"
+# them unpriced, or priced at another provider's rate: rebuilt); /5: a provider given is the only one asked;
+# /6: the hour-long cache-write and web-search rates kept
+_FORM = b"noesis_nb.genai-rates/6"
 
 
 def _tag(body: bytes) -> bytes:
@@ -354,7 +360,7 @@ def _file_bytes(path: Path) -> bytes:
     return read_cached(path, _MAX_FILE_BYTES)
 
 
-_FIELD_NAMES = ("input", "output", "cached_input", "cache_write", "reasoning", "per_call")
+_FIELD_NAMES = ("input", "output", "cached_input", "cache_write", "reasoning", "per_call", "cache_write_1h", "web_search")
 
 
 def _price(value: Any) -> float:
@@ -373,7 +379,7 @@ def _decode(value: dict[str, Any]) -> ModelRates:
             window = tuple(window)
         if fields is not None:
             rates = {k: None if fields[k] is None else _price(fields[k]) for k in _FIELD_NAMES}
-            if rates["input"] is None or rates["output"] is None or rates["per_call"] is None:
+            if rates["input"] is None or rates["output"] is None or rates["per_call"] is None or rates["web_search"] is None:
                 raise ValueError(fields)
             tiers = tuple((str(n), int(s), _price(p)) for n, s, p in fields["tiers"])
             fields = {**rates, "tiers": tiers}

@@ -3,9 +3,12 @@
 Rule (USD per million tokens; input/output are totals, the rest are parts of them)::
 
     cost = (input - cached - cache_write) * p_input + cached * p_cached
-           + cache_write * p_cache_write + (output - reasoning) * p_output + reasoning * p_reasoning
-           + p_call
+           + (cache_write - cache_write_1h) * p_cache_write + cache_write_1h * p_cache_write_1h
+           + (output - reasoning) * p_output + reasoning * p_reasoning
+           + p_call + web_search_requests * p_web_search
 
+``cache_write_1h`` (the part of the cache writes kept one hour) and ``web_search_requests`` are a call's
+``store.vocab.BILLED_COUNTS``, read from its event when reported (none: priced as 0, genai-prices' rule).
 Reasoning tokens are inside ``output`` and priced once (at the output price unless the model
 prices them apart). A missing cached/cache-write price falls back to the input price (recorded
 in ``attrs["price_fallbacks"]``). Tiered prices (genai-prices: ``claude-sonnet-4-5``,
@@ -45,10 +48,10 @@ from ._genai_rates import GENAI_SOURCE
 from .errors import InvalidOptionError, NoesisNbError
 from .secrets.display import shown
 from .secrets.quoted import keys_hidden, quoted
-from .store.facts import call_row
+from .store.facts import call_row, token_value
 from .store.instants import utc_micros
 from .store.runfiles import UnreadableRunFile, read_file
-from .store.vocab import TOKEN_FIELDS
+from .store.vocab import BILLED_COUNTS, TOKEN_FIELDS
 
 __all__ = [
     "Price",
@@ -75,7 +78,8 @@ class Price:
     """USD per million tokens. ``cached_input``/``cache_write`` None means "charged as input".
 
     ``reasoning``: the model's own rate for reasoning tokens (None: they cost the output rate);
-    ``per_call``: USD charged per call whatever its size; ``tiers``: ``(field, start, rate)``
+    ``per_call``: USD charged per call whatever its size; ``cache_write_1h``: the rate of cache writes kept one
+    hour (None: the ``cache_write`` rate); ``web_search``: USD per server-side web search; ``tiers``: ``(field, start, rate)``
     sorted by start: a call whose input tokens exceed ``start`` pays ``rate`` for all of that
     field's tokens (the highest such tier wins). A user table's prices are flat (no tiers).
     """
@@ -88,6 +92,8 @@ class Price:
     reasoning: float | None = None
     per_call: float = 0.0
     tiers: tuple[tuple[str, int, float], ...] = ()
+    cache_write_1h: float | None = None
+    web_search: float = 0.0
 
     @property
     def fallbacks(self) -> tuple[str, ...]:
@@ -145,6 +151,8 @@ def call_costs(pricer: Pricer, calls: Sequence[Mapping[str, Any]]) -> np.ndarray
     for (provider, model), where in groups.items():
         stamps = np.array([now if (us := utc_micros(calls[i].get("timestamp"))) is None else us for i in where], dtype=np.int64)
         tokens = {c: np.array([np.nan if (v := rows[i][c]) is None else v for i in where], dtype=float) for c in _TOKENS}
+        for c in BILLED_COUNTS:  # (``call_row`` keeps the tokens alone)
+            tokens[c] = np.array([np.nan if (v := token_value(calls[i].get(c))) is None else v for i in where], dtype=float)
         at = np.array(where, dtype=np.int64)
         for rows_at, _price, got, _part in _priced_groups(pricer, model, provider, stamps, tokens):
             cost[at[rows_at]] = got
@@ -158,8 +166,8 @@ def _priced_groups(
     for each (``Pricer.rows``: a user table, else genai-prices at the call's time) and the module's rule (tiers per
     call). Yields (positions, price, cost with NaN unknown, the token counts at those positions)."""
     for at, price in pricer.rows(model, provider, stamps):
-        part = {c: tokens[c][at] for c in _TOKENS}
-        yield at, price, _vector_cost(price, *(part[c] for c in _TOKENS)), part
+        part = {c: tokens[c][at] for c in _PRICED if c in tokens}
+        yield at, price, _vector_cost(price, *(part[c] for c in _TOKENS), *(part.get(c) for c in BILLED_COUNTS)), part
 
 
 def _rate(price: Price, field: str, base: float, inp: np.ndarray) -> np.ndarray | float:
@@ -177,7 +185,14 @@ def _known_or_0(counts: np.ndarray) -> np.ndarray:
 
 
 def _vector_cost(
-    price: Price, inp: np.ndarray, out: np.ndarray, cached: np.ndarray, cw: np.ndarray, reasoning: np.ndarray | None = None
+    price: Price,
+    inp: np.ndarray,
+    out: np.ndarray,
+    cached: np.ndarray,
+    cw: np.ndarray,
+    reasoning: np.ndarray | None = None,
+    cw_1h: np.ndarray | None = None,
+    searches: np.ndarray | None = None,
 ) -> np.ndarray:
     cached = _known_or_0(cached)
     cw = _known_or_0(cw)
@@ -189,6 +204,9 @@ def _vector_cost(
     p_out = _rate(price, "output", price.output, inp)
     uncached = np.maximum(inp - cached - cw, 0.0)
     total: np.ndarray = uncached * p_in + cached * p_cached + cw * p_cw
+    if cw_1h is not None and price.cache_write_1h is not None:  # the hour-long writes at their rate, not the 5-minute one
+        hour = np.minimum(_known_or_0(cw_1h), cw)
+        total = total + hour * (_rate(price, "cache_write_1h", price.cache_write_1h, inp) - p_cw)
     if price.reasoning is not None and reasoning is not None:
         reasoning = _known_or_0(reasoning)
         total = total + np.maximum(out - reasoning, 0.0) * p_out + reasoning * _rate(price, "reasoning", price.reasoning, inp)
@@ -197,6 +215,8 @@ def _vector_cost(
     cost: np.ndarray = total / 1e6
     if price.per_call or any(name == "per_call" for name, _, _ in price.tiers):
         cost = cost + _rate(price, "per_call", price.per_call, inp)
+    if searches is not None and price.web_search:
+        cost = cost + _known_or_0(searches) * price.web_search
     return cost
 
 
@@ -463,6 +483,7 @@ def price_frame(df: pd.DataFrame, prices: Any = None) -> pd.DataFrame:
         providers = df["provider"].astype(object).to_numpy() if "provider" in df else np.full(n, None, dtype=object)
         stamps = _stamps(df["timestamp"] if "timestamp" in df else None, n)
         tokens = {c: df[c].to_numpy(dtype=float, na_value=np.nan) if c in df else np.full(n, np.nan) for c in _TOKENS}
+        tokens.update((c, df[c].to_numpy(dtype=float, na_value=np.nan)) for c in BILLED_COUNTS if c in df)
         cost, priced, source, notes = price_arrays(pricer, models, providers, stamps, tokens)
         reasons = unpriced_reasons(pricer, models, providers, stamps, tokens, priced)
     else:
@@ -561,7 +582,7 @@ def price_arrays(
             # the notes' key as usage_df's columns show the call (a key in a crafted call's provider redacted,
             # the model kept): runs_df prices its calls as read, and its attrs would show the key whole
             name = f"{shown(provider) + '/' if provider else ''}{shown(model)}"
-            group_tokens = {c: tokens[c][group] for c in _TOKENS}
+            group_tokens = {c: tokens[c][group] for c in _PRICED if c in tokens}
             for at, price, got, part in _priced_groups(pricer, model, provider or None, stamps[group], group_tokens):
                 rows = group[at]
                 ok = ~np.isnan(got)
@@ -573,6 +594,7 @@ def price_arrays(
 
 
 _TOKENS = TOKEN_FIELDS
+_PRICED = (*TOKEN_FIELDS, *BILLED_COUNTS)
 _PARTS = (("cached_input", "cached_input_tokens"), ("cache_write", "cache_write_input_tokens"), ("reasoning", "reasoning_tokens"))
 
 

@@ -12,7 +12,9 @@ and returns the five ``TOKEN_FIELDS``; a count the provider did not report is No
   the same rule.
 - Anthropic Messages: ``input_tokens`` counts only the uncached input, so the total is
   ``input_tokens + cache_read_input_tokens + cache_creation_input_tokens``; reasoning (thinking)
-  is part of ``output_tokens`` and not reported apart.
+  is part of ``output_tokens`` and not reported apart. The 1-hour part of the cache writes
+  (``cache_creation.ephemeral_1h_input_tokens``) and the server-side web searches
+  (``server_tool_use.web_search_requests``) are billed apart: kept as ``store.vocab.BILLED_COUNTS``.
 """
 
 from __future__ import annotations
@@ -196,7 +198,15 @@ def anthropic(usage: Any) -> Counts:
         total = None
     else:
         total = count(uncached + (read or 0) + (written or 0))
-    return _counts(total, get(usage, "output_tokens"), read, written, None)
+    counts = _counts(total, get(usage, "output_tokens"), read, written, None)
+    creation, server = get(usage, "cache_creation"), get(usage, "server_tool_use")
+    if creation is not None or server is not None:  # billed beyond the tokens (``store.vocab.BILLED_COUNTS``)
+        hour, searches = count(get(creation, "ephemeral_1h_input_tokens")), count(get(server, "web_search_requests"))
+        if hour and written is not None and hour <= written:  # a part of the cache writes, at its own rate
+            counts["cache_write_1h_input_tokens"] = hour
+        if searches:
+            counts["web_search_requests"] = searches
+    return counts
 
 
 def merge_anthropic(start: Any, delta: Any) -> Any:
@@ -204,7 +214,14 @@ def merge_anthropic(start: Any, delta: Any) -> Any:
 
     ``message_delta`` counts are cumulative; a field it leaves null keeps the ``message_start`` value.
     """
-    fields = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+    fields = (
+        "input_tokens",
+        "output_tokens",
+        "cache_read_input_tokens",
+        "cache_creation_input_tokens",
+        "cache_creation",
+        "server_tool_use",
+    )
     merged = {name: get(start, name) for name in fields}
     for name in fields:
         value = get(delta, name)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from .columns import TOKEN_COLUMNS
+from ..store.vocab import PRICED_COUNTS
 from .timetext import NAT, utc_micros
 from .values import is_count
 
@@ -21,7 +21,7 @@ class CallColumns(NamedTuple):
     weights: list[float]
     models: list[Any]
     providers: list[Any]
-    tokens: tuple[list[float], ...]  # by ``TOKEN_COLUMNS``; NaN when unknown or in conflict (``call_counts``' rule)
+    tokens: tuple[list[float], ...]  # by ``PRICED_COUNTS``; NaN when unknown or in conflict (``call_counts``' rule)
 
 
 def call_columns(record: Any) -> CallColumns:
@@ -38,7 +38,7 @@ def call_columns(record: Any) -> CallColumns:
         weights=[p["model_calls"] if is_count(p.get("model_calls")) else 1 for p in payloads],
         models=[v if type(v := p.get("model")) is str else None for p in payloads],
         providers=[v if type(v := p.get("provider")) is str else None for p in payloads],
-        tokens=tuple(map(list, zip(*counts))) if counts else tuple([] for _ in TOKEN_COLUMNS),
+        tokens=tuple(map(list, zip(*counts))) if counts else tuple([] for _ in PRICED_COUNTS),
     )
     record["call_columns"] = (calls, got)
     return got
@@ -48,11 +48,15 @@ _NAN = float("nan")
 
 
 def _counts(payload: dict[str, Any]) -> tuple[float, ...]:
-    """One call's token counts by ``TOKEN_COLUMNS``, by ``usage.call_counts``' rule (a test holds them equal):
+    """One call's counts by ``PRICED_COUNTS``, by ``usage.call_counts``' rule (a test holds them equal):
     NaN when not a count, and a total with its parts NaN when the parts exceed it."""
-    inp, cached, written, out, reasoning = (float(v) if is_count(v := payload.get(name)) else _NAN for name in TOKEN_COLUMNS)
+    inp, cached, written, out, reasoning, hour, searches = (
+        float(v) if is_count(v := payload.get(name)) else _NAN for name in PRICED_COUNTS
+    )
     if (0.0 if cached != cached else cached) + (0.0 if written != written else written) > inp:
         inp = cached = written = _NAN
     if reasoning > out:
         out = reasoning = _NAN
-    return inp, cached, written, out, reasoning
+    if hour > written:
+        hour = _NAN
+    return inp, cached, written, out, reasoning, hour, searches

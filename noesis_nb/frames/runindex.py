@@ -41,6 +41,7 @@ from .._cachedir import cache_root, read_cached, remove_cached, write_cached
 from ..secrets import known_everywhere
 from ..secrets.environ import environ_secrets
 from ..store.seal import seal_key
+from ..store.vocab import PRICED_COUNTS
 from .cache import on_clear
 from .fs import settled
 from .runrecord import RunRecord, run_unchanged, stamp_checks
@@ -222,7 +223,7 @@ def _stored_columns(record: RunRecord, calls: list[Any]) -> list[Any]:
 def _loaded_columns(stored: Any, n: int) -> CallColumns:
     """The stored columns of ``n`` calls back (null as NaN); ValueError when they do not fit."""
     stamps, weights, models, providers, tokens = stored
-    if len(stamps) != n or len(tokens) != 5:
+    if len(stamps) != n or len(tokens) != len(PRICED_COUNTS):  # (an index of an older release: 5, read again)
         raise ValueError("the stored call columns do not fit the calls")
     return CallColumns(stamps, weights, models, providers, tuple([_NAN if v is None else v for v in t] for t in tokens))
 

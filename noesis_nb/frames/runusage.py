@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..cost import Pricer, price_arrays, price_attrs, stamps_or_now
+from ..store.vocab import PRICED_COUNTS
 from ._arrays import objects
 from .callcolumns import CallColumns, call_columns
 from .columns import TOKEN_COLUMNS
@@ -132,14 +133,14 @@ def run_usage(records: list[RunRecord], prices: Any) -> pd.DataFrame:
     weights: list[float] = []
     models: list[Any] = []
     providers: list[Any] = []
-    tokens_of: dict[str, list[float]] = {name: [] for name in TOKEN_COLUMNS}
+    tokens_of: dict[str, list[float]] = {name: [] for name in PRICED_COUNTS}
     for c in columns_of:
         if c.weights:
             stamps += c.stamps
             weights += c.weights
             models += c.models
             providers += c.providers
-            for name, counted in zip(TOKEN_COLUMNS, c.tokens):
+            for name, counted in zip(PRICED_COUNTS, c.tokens):
                 tokens_of[name] += counted
     tokens = {name: np.array(values, dtype=np.float64) for name, values in tokens_of.items()}
     cost, priced_calls, _, notes = price_arrays(

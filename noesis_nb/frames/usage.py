@@ -15,7 +15,7 @@ from .._keywords import keywords_named
 from ..cost import LOG_CHANGED, Pricer, price_frame
 from ..secrets.quoted import quoted
 from ..store.eventlog import bad_line_reason
-from ..store.vocab import MODEL_CALL
+from ..store.vocab import MODEL_CALL, PRICED_COUNTS
 from . import _arrays
 from .cache import MEMO
 from .columns import TOKEN_COLUMNS, USAGE_COLUMNS, Column, check_columns
@@ -170,9 +170,14 @@ def _unknown_conflicts(data: dict[str, Any]) -> None:
 
 
 def call_counts(payloads: list[dict[str, Any]]) -> dict[str, np.ndarray]:
-    """Each call's token counts by ``TOKEN_COLUMNS`` as float64, unknown (NaN) when not a count or in conflict."""
-    data = {name: _numbers([p.get(name) for p in payloads], "count") for name in TOKEN_COLUMNS}
+    """Each call's counts by ``PRICED_COUNTS`` as float64, unknown (NaN) when not a count or in conflict.
+
+    The ``BILLED_COUNTS`` price the call (``cost``) and are no columns of ``usage_df``; an hour-long cache-write
+    part above the call's cache writes is unknown (priced as none)."""
+    data = {name: _numbers([p.get(name) for p in payloads], "count") for name in PRICED_COUNTS}
     _unknown_conflicts(data)
+    hour = data["cache_write_1h_input_tokens"]
+    data["cache_write_1h_input_tokens"] = np.where(hour > data["cache_write_input_tokens"], np.nan, hour)
     return data
 
 

@@ -4,7 +4,7 @@ Passed in ``config["callbacks"]``, so they work with ``invoke`` and ``ainvoke`` 
 runs are the chain runs whose name is their own ``langgraph_node``; a model call's usage comes
 from the chat message's ``usage_metadata`` (LangChain's: ``input_tokens`` total with
 ``input_token_details.cache_read`` / ``cache_creation`` parts, ``output_tokens`` total with
-``output_token_details.reasoning``).
+``output_token_details.reasoning``; langchain-anthropic adds ``ephemeral_1h_input_tokens``, the hour-long writes).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 
 from ...errors import EpisodeStateError
 from ...runtime.drain import call_ended, call_started, draining, refuse_while_draining
-from .._emit import PHASE, as_object, emit_row, row, usage_row
+from .._emit import PHASE, as_object, emit_row, row, token_count, usage_row
 from ._interrupts import brief
 
 __all__ = ["make_handler", "make_watch", "usage_from_langchain"]
@@ -37,6 +37,8 @@ def usage_from_langchain(
         cached_input_tokens=inp.get("cache_read"),
         cache_write_input_tokens=inp.get("cache_creation"),
         reasoning_tokens=out.get("reasoning"),
+        # langchain-anthropic's split of the writes: the hour-long part has its own rate (``store.vocab.BILLED_COUNTS``)
+        cache_write_1h_input_tokens=token_count(inp.get("ephemeral_1h_input_tokens")),
         **extra,
     )
 
