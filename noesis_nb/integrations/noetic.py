@@ -12,6 +12,7 @@ reasoning deltas are folded into one ``message`` / ``reasoning`` row per output 
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -25,7 +26,7 @@ from ._lines import LINE_END, LineSplitter
 from ._noetic_items import Folds
 from .replay import RecordedReplay, import_rows, is_one_shot, rereadable
 
-__all__ = ["NoeticLogError", "noetic_rows", "noetic_replay", "import_noetic"]
+__all__ = ["NoeticLogError", "NoeticTurnRepeated", "noetic_rows", "noetic_replay", "import_noetic"]
 
 Harness = dict[str, Any] | str | os.PathLike[str] | None  # the HarnessResponse, or the path of its JSON file
 
@@ -56,6 +57,36 @@ _REASONING_DELTAS = {"response.reasoning_text.delta", "response.reasoning_summar
 
 class NoeticLogError(NoesisNbError, ValueError):
     """A Noetic log line that is not a stream event; the message names the line."""
+
+
+class NoeticTurnRepeated(UserWarning):
+    """A Noetic log ends a turn twice (a second ``turn_completed``) or starts a turnId again: the log was appended to
+    twice or joined from two runs. Every event is imported as written; the run holds a ``noetic.trace_problem`` event
+    naming the turn and the line, and this warning says so once per repeat."""
+
+
+class _Turns:
+    """Where each turnId of a log started and ended (by agent): a repeat is named, never dropped."""
+
+    def __init__(self) -> None:
+        self.started: dict[tuple[str, Any], int] = {}
+        self.ended: dict[tuple[str, Any], tuple[int, str]] = {}
+
+    def repeat(self, agent: str, name: str, data: dict[str, Any], number: int) -> str | None:
+        """What is wrong with the turn event ``name`` at line ``number``, if it repeats its turn."""
+        turn = data.get("turnId")
+        if name not in ("turn_started", "turn_completed", "turn_aborted") or turn is None or isinstance(turn, (dict, list)):
+            return None
+        key, shown = (agent, turn), f"turn {quoted(turn, 80)}" + (f" of agent {quoted(agent, 80)}" if agent else "")
+        if name == "turn_started":
+            first = self.started.setdefault(key, number)
+            if first == number:
+                return None
+            return f"{shown} starts again at line {number} (first at line {first}): a turnId reused"
+        first_end = self.ended.setdefault(key, (number, name))
+        if first_end[0] == number:
+            return None
+        return f"{shown} ends again at line {number} ({name}; it ended at line {first_end[0]}, {first_end[1]}): a duplicate end"
 
 
 def _events(log: Any) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -158,7 +189,10 @@ def _parse_line(item: bytes | str, where: str, unended: bool) -> Any:
         return loads_text(item)
     except JSONTextError as exc:
         torn = unended and exc.ends_early
-        raise NoeticLogError(f"{where}: {exc.reason}: {quoted(item, 120)}{_torn(torn, 'fix or remove that line')}") from None
+        raise NoeticLogError(f"{where}: {exc.reason}: {quoted(item, 120)}{_torn(torn, _FIX_LINE)}") from None
+
+
+_FIX_LINE = "fix that line (or import a copy of the log without it)"
 
 
 def _torn(torn: bool, fix: str) -> str:
@@ -167,7 +201,7 @@ def _torn(torn: bool, fix: str) -> str:
         return f"; {fix}"
     return (
         "; it is the last line and has no line end: the log was cut short or is still being written; "
-        "import it again once its writer has finished, or remove that line"
+        "import it again once its writer has finished, or import a copy of the log without that line"
     )
 
 
@@ -203,7 +237,8 @@ def noetic_rows(log: Any, harness_response: Harness = None) -> Iterator[Row]:
     """
     harness = _harness(harness_response)
     folds = Folds()
-    for _number, event in _events(log):
+    turns = _Turns()
+    for number, event in _events(log):
         data = as_object(event.get("data"))
         kind_name = event["type"]
         if event.get("source") == "sdk" and (kind_name in _TEXT_DELTAS or kind_name in _REASONING_DELTAS):
@@ -228,6 +263,11 @@ def noetic_rows(log: Any, harness_response: Harness = None) -> Iterator[Row]:
                 error=error if kind == "run_error" else None,
                 duration_ms=recorded_duration(data.get("durationMs")),  # turn_completed's: the event's metrics once imported
             )
+            repeated = turns.repeat(agent, name, data, number)
+            if repeated is not None:  # kept as written, and said: in the run and at once
+                said = f"Noetic log: {repeated}; every event is imported as written (a log appended to twice, or two joined?)"
+                warnings.warn(said, NoeticTurnRepeated, stacklevel=2)
+                yield row(PHASE, "noetic", "trace_problem", "custom", problem=said, turn_id=data.get("turnId"), line=number)
         else:
             yield row(PHASE, "noetic", f"sdk.{kind_name}", "custom", data=data, output_index=event.get("outputIndex"))
     yield from folds.flush()

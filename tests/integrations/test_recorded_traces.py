@@ -195,7 +195,7 @@ def test_a_log_read_while_another_process_writes_its_last_line_says_so(tmp_path,
     with pytest.raises(NoeticLogError) as caught:
         handle.result()
     message = str(caught.value)
-    assert "line 3: not JSON" in message and "fix or remove" not in message
+    assert "line 3: not JSON" in message and "fix that line" not in message
     assert "the last line and has no line end: the log was cut short or is still being written" in message
     kept = [e["payload"]["event_name"] for e in read_events(handle.run_dir / "events.jsonl") if e["phase"] == "integration"]
     assert kept == ["noetic.turn_started", "noetic.model_call_started"]
