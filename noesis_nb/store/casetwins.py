@@ -7,6 +7,12 @@ unchanged asks no listing; one that made exactly its own folder meanwhile (the l
 names on with its id. Any other change (another process's run, a removed folder, a file system whose link count
 counts nothing) is listed again at the next create: a batch of N runs with ids of its own costs O(N) stats, not N
 listings of a root growing to N runs. Only folders count (a link to one too): a file named like the id is no run.
+
+Left open, by measure: a change keeping the root's link count (a folder renamed by hand, a file added) made between
+a create's check and ``note_created`` (its staging folder made, then renamed into place: a few ms), or after it in
+the same mtime tick (timestamps are coarse: about 4 ms on ext4 and tmpfs, 2 s on FAT), leaves a key ``stat`` cannot
+tell from the create's own; such a name is seen at the root's next change of any kind. Telling them apart takes a
+listing per create (O(N) each, the cost this module exists to avoid), so it is left so.
 """
 
 from __future__ import annotations
