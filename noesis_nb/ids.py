@@ -80,24 +80,11 @@ def validate_new_episode_id(value: object) -> str:
     for the ids and file names made from it (a longer one made a run whose drafts could not be named). A run read
     (not made) keeps any such name: only new ones are refused. The root's other runs are compared by case when the
     run is made (``Recorder.create``)."""
-    episode_id = validate_id(value)
+    episode_id = validate_new_id(value)
     if episode_id.casefold() in RESERVED_NAMES:
         raise InvalidIdError(
             f"episode id {quoted(episode_id)} is the name of a folder the runs root keeps for batch records; "
             "pick another id (or leave episode_id out for a new one)"
-        )
-    if episode_id.split(".", 1)[0].casefold() in WINDOWS_RESERVED:
-        raise InvalidIdError(
-            f"episode id {quoted(episode_id)} is a device name on Windows ({episode_id.split('.', 1)[0].upper()}, "
-            "whatever follows a dot): a copy of the runs root there (a zip unpacked, a shared drive) could not hold "
-            f"its folder; pick another id (e.g. {quoted('ep_' + episode_id.replace('.', '_'))}), or leave episode_id "
-            "out for a new one"
-        )
-    if episode_id.endswith("."):
-        raise InvalidIdError(
-            f"episode id {quoted(episode_id)} ends with '.', which Windows drops from a folder's name (its copy of the "
-            f"run would be named {quoted(episode_id.rstrip('.'))}); end it with a letter, a digit or '_', or leave "
-            "episode_id out for a new one"
         )
     if len(episode_id) > MAX_NEW_EPISODE_ID:
         raise InvalidIdError(
@@ -105,6 +92,36 @@ def validate_new_episode_id(value: object) -> str:
             f"{MAX_NEW_EPISODE_ID} (its drafts are named from it): shorten it, or leave episode_id out for a new one"
         )
     return episode_id
+
+
+def validate_new_id(value: object, *, what: str = "episode id") -> str:
+    """``validate_id`` for an id about to name a new folder or file (a run's, a batch record's): the one rule of every
+    such id. Not a value a run of this process learned or its environment holds as a secret (``known_shown``: an
+    ``ep-$API_KEY`` would be a folder's name in clear, quoted in every file of the run, while those files redact that
+    value everywhere else), and a name a copy of the root on Windows can hold (no device name such as ``CON`` or
+    ``nul.txt``, no final dot). An id read (not made) keeps any such name: only new ones are refused."""
+    fix = "leave episode_id out for a new one" if what == "episode id" else "pick another id"
+    new_id = validate_id(value, what=what)
+    if any(known and known in new_id for known in known_shown()):
+        raise InvalidIdError(
+            f"{what} {_shown(new_id)} holds a secret this process knows (its environment holds it, or a run learned "
+            f"it): the id would name a folder or file in clear while run files store that value redacted; pick an id "
+            f"without it ({fix})"
+        )
+    stem = new_id.split(".", 1)[0]
+    if stem.casefold() in WINDOWS_RESERVED:
+        prefix = "ep_" if what == "episode id" else "batch_" if what == "batch id" else "id_"
+        raise InvalidIdError(
+            f"{what} {quoted(new_id)} is a device name on Windows ({stem.upper()}, whatever follows a dot): a copy of "
+            "the runs root there (a zip unpacked, a shared drive) could not hold its folder or file; pick another id "
+            f"(e.g. {quoted(prefix + new_id.replace('.', '_'))}), or {fix}"
+        )
+    if new_id.endswith("."):
+        raise InvalidIdError(
+            f"{what} {quoted(new_id)} ends with '.', which Windows drops from a folder's name (its copy would be named "
+            f"{quoted(new_id.rstrip('.'))}); end it with a letter, a digit or '_', or {fix}"
+        )
+    return new_id
 
 
 def is_minted(value: str) -> bool:

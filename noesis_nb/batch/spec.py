@@ -15,7 +15,7 @@ from ulid import ULID
 from .. import config
 from .._jsonio import to_jsonable
 from ..errors import InvalidOptionError
-from ..ids import validate_id
+from ..ids import validate_id, validate_new_id
 from ..runtime.api import check_score_timeout, check_scorer
 from ..runtime.resolve import resolve_using, using_label
 from ..runtime.tags import checked_tags
@@ -205,14 +205,34 @@ def check_batch_options(
         raise InvalidOptionError.unknown(unknown, (*BATCH_OPTIONS, *EPISODE_OPTIONS), "a batch")
     if isinstance(batch_id, str):  # said as batch_id=, before the id rules (which refuse it too, less clearly)
         _refuse_secret_name(batch_id, "batch_id", "pass a plain name such as 'nightly'")
-    chosen = validate_id(batch_id, what="batch id") if batch_id is not None else new_batch_id()
+    # the rule of every new id (a run's too): no secret this process knows, a name Windows can hold
+    chosen = validate_new_id(batch_id, what="batch id") if batch_id is not None else new_batch_id()
     if root is not None and not isinstance(root, (str, os.PathLike)):
         raise InvalidOptionError(f"root={quoted(root, 80)}: pass the runs root as a path (default: the configured runs dir)")
     runs_root = Path(config.runs_dir(root))
     _check_runs_root(runs_root)
+    _refuse_case_twin(runs_root, chosen)
     if upload_to is not None:
         _refuse_copies_into_root(upload_to, runs_root)
     return concurrency, chosen, runs_root
+
+
+def _refuse_case_twin(runs_root: Path, batch_id: str) -> None:
+    """Refuse a batch id differing by case only from a batch recorded in the root (``nightly`` beside ``Nightly``): on
+    macOS or Windows (a copy of the root, a shared drive) both are one record file, and the second batch would read and
+    write the first's, as two runs' folders would be one (``Recorder.create`` refuses those alike)."""
+    wanted = f"{batch_id}.json"
+    try:
+        with os.scandir(runs_root / "batches") as entries:
+            twin = next((e.name for e in entries if e.name.casefold() == wanted.casefold() and e.name != wanted), None)
+    except OSError:  # no batch recorded yet (or no folder to list: the record's writing says why)
+        return
+    if twin is not None:
+        raise InvalidOptionError(
+            f"batch_id {quoted(batch_id)} differs by case only from the batch {quoted(twin.removesuffix('.json'))} "
+            "recorded in this root: a copy of the root on macOS or Windows holds one record for both; pick an id no "
+            "batch of the root has in any case, or pass that batch's own id to continue it"
+        )
 
 
 def _refuse_copies_into_root(upload_to: str, runs_root: Path) -> None:
