@@ -228,7 +228,7 @@ EVENT_COLUMNS: dict[str, tuple[str, str]] = {
     "duration_ms": ("float", "metrics.duration_ms"),
     "faculty": ("category", "intuition, direction, governance or insight"),
     "status": ("category", "payload.status (terminate, runtime, memory)"),
-    "tool": ("category", "payload.tool"),
+    "tool": ("category", "payload.tool (an act's payload.adapter when it has no tool: Noēsis' synthetic act)"),
     "draft_id": ("str", "payload.draft_id"),
     "model": ("category", "payload.model"),
     "payload": ("object", "the payload dict"),

@@ -268,7 +268,8 @@ def _columns(evs: list[dict[str, Any]]) -> dict[str, list[Any]]:
                 p := e.get("payload"),
                 p.get("event_name"),
                 p.get("status"),
-                p.get("tool"),
+                # an act names its actor under ``tool`` or ``adapter`` (Noēsis' rule; its synthetic act: ``adapter``)
+                p.get("tool") if "tool" in p or e.get("phase") != "act" else p.get("adapter"),
                 p.get("draft_id"),
                 p.get("model"),
                 p.get("source"),
@@ -289,7 +290,7 @@ def _columns(evs: list[dict[str, Any]]) -> dict[str, list[Any]]:
                 p := e.get("payload"),
                 (g := p if type(p) is dict else _EMPTY).get("event_name"),
                 g.get("status"),
-                g.get("tool"),
+                g.get("tool") if "tool" in g or e.get("phase") != "act" else g.get("adapter"),
                 g.get("draft_id"),
                 g.get("model"),
                 g.get("source"),

@@ -169,6 +169,11 @@ class EpisodeContext:
                     f"phase {quoted(phase)} is a Noēsis verb and its payload needs {missing} (Noēsis refuses the line "
                     "otherwise); give them, or use a phase of your own such as 'reason' or 'note'"
                 )
+            if phase == "plan" and not _step_labels(payload["steps"]):
+                raise ValueError(
+                    f"phase 'plan' needs payload['steps'] as a list of step labels such as ['act:fetch the page'] "
+                    f"(Noēsis' plan steps, which readers parse), got {quoted(payload['steps'], 80)}"
+                )
             if phase == "act":
                 caused_by = self._act_parent(payload.get("action_candidate_id"))
         given = phase
@@ -870,3 +875,8 @@ def _choice(kind: type[E], value: object, what: str) -> E:
             return member
     choices = [m.value for m in kind]
     raise InvalidOptionError(f"{what}={quoted(value)}{typo_hint(value, choices)}: use one of {choices}")
+
+
+def _step_labels(steps: Any) -> bool:
+    """Whether ``steps`` is a plan's steps as Noēsis writes them: a list of text labels (``"<kind>:<description>"``)."""
+    return type(steps) is list and all(type(step) is str for step in steps)

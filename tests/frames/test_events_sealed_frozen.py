@@ -3,7 +3,9 @@ per-run cuts said, value for value and problem for problem; and a run whose even
 
 The expected dump (``tests/fixtures/events_frames/sealed_expected.txt.gz``) was made from ``sealedcorpus``'s corpus
 by the event loader as it was before a cold load stopped counting each log's bytes for the episode its events name
-(the same dump with pyarrow, without it, and with small batches). Each load here runs in a fresh process.
+(the same dump with pyarrow, without it, and with small batches). Each load here runs in a fresh process. Refrozen
+for one value since, deliberately: the ``tool`` of the Noēsis smoke run's synthetic act, which names it under
+``adapter`` (Noēsis' act rule: ``tool`` or ``adapter``), was <NA> and is its adapter.
 """
 
 from __future__ import annotations
