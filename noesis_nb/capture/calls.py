@@ -165,17 +165,6 @@ class ModelCall:
         except Exception:
             return None
 
-    def admit(self) -> None:
-        """Tell the scope's watcher the call starts; its refusal (an episode that drains) raises to the caller."""
-        scope = self.scope
-        watcher = scope.watcher
-        if watcher is not None:
-            self.token = watcher.model_started(self.billed or self.provider, self.requested_model)
-        with scope.lock:
-            scope.sent_calls.add(self)
-            scope.calls_started += 1
-            self.began = scope.calls_started
-
     def watch_parser(self, options: Any, parser: Callable[[Any], Any]) -> None:
         """A parse helper (``chat.completions.parse``, ``responses.parse``, ``messages.parse``) turns the response
         into its own inside the SDK call (``parser``, the options' ``post_parser``); when that raises

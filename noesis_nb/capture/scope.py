@@ -119,6 +119,7 @@ class CallIdShared(UserWarning):
 
 #: text a server or an adapter puts where it has no id: an id that is one of these is no id
 _PLACEHOLDERS = frozenset({"null", "none", "nil", "undefined", "unknown", "n/a", "na"})
+_PLACEHOLDER_LEN = max(map(len, _PLACEHOLDERS))
 
 
 def real_id(value: Any) -> str | None:
@@ -345,14 +346,15 @@ class CaptureScope:
         the ids now seen on a second call, which ``shared_id`` is to say (once each: only this count reaches 2).
         Called holding the lock."""
         shared: list[str] = []
-        done: list[str] = []  # a call whose request and response ids are one text carries it once
+        done = ""  # a call whose request and response ids are one text carries it once (two ids at most are counted)
         counted = self.id_calls
         for kind, value in keys:
-            if kind == "span" or not isinstance(value, str) or value in done:
+            if kind == "span" or type(value) is not str and not isinstance(value, str) or value == done:
                 continue
-            done.append(value)
+            done = value
             bare = value.strip()
-            if not bare.strip("0-") or bare.lower() in _PLACEHOLDERS:
+            # (a placeholder is at most 9 characters: a provider's id, longer, is not lowered to be looked up)
+            if not bare.strip("0-") or (len(bare) <= _PLACEHOLDER_LEN and bare.lower() in _PLACEHOLDERS):
                 continue
             calls = counted[value] = counted.get(value, 0) + 1
             if calls == 2:
