@@ -69,6 +69,11 @@ NO_RUN_FILES = "a folder holding no run file"
 #: (``_looped_links``): its runs are read once, where they are
 LINK_TO_ROOT = "a symbolic link back to the runs root itself"
 LINK_IN_ROOT = "a symbolic link to a folder of the runs root"
+#: the same links by any other name (``again -> .``, a shortcut to a label): skipped as well, and said as well
+ALIAS_OF_ROOT = "a symbolic link back to the runs root itself, its runs read where they are"
+ALIAS_IN_ROOT = "a symbolic link to a folder of the runs root, its runs read where they are"
+#: a link followed (this user's own) to a folder holding no run and no folder of runs (``x -> /etc``)
+LINK_NO_RUN = "a symbolic link to a folder holding no run"
 
 
 def stray_reason(what: str) -> str:
@@ -77,13 +82,23 @@ def stray_reason(what: str) -> str:
         return (
             "not a run: no summary.json, state.json or events.jsonl in this folder named like one (an episode killed "
             "before its first write, a copy that left its files behind); left out. Copy the run's files back into "
-            "it, or remove the folder"
+            "it, or move the folder out of the runs root"
         )
     if what in (LINK_TO_ROOT, LINK_IN_ROOT):
         return (
             f"named like a run but {what}: the runs it leads to are read once, where they are, so it is left out "
             "(read through it too, their events, tokens and costs would count twice). Remove the link, or give it a "
             "name no run has (not ep_…) if it is a shortcut"
+        )
+    if what in (ALIAS_OF_ROOT, ALIAS_IN_ROOT):
+        return (
+            f"{what}: skipped (read through it too, their events, tokens and costs would count twice); nothing is "
+            "lost. Keep it if it is a shortcut, or remove the link (what it leads to stays)"
+        )
+    if what == LINK_NO_RUN:
+        return (
+            f"{what} (no events.jsonl, summary.json or state.json in it or in a folder of it); skipped. Point it at "
+            "a folder of runs, or pass the folder it leads to as a source of its own if runs are deeper"
         )
     if what == LINK_OUT:
         return (
@@ -110,26 +125,40 @@ def stray_run_files(root: str) -> list[tuple[str, str]]:
     if kept is not None and kept[0] == stamp:  # the scan just listed the root: each folder is listed once
         return sorted(list(kept[1]) + _still_empty(root))
     found: list[tuple[str, str]] = []
-    found += _looped_links(root, _children(root, found))
+    children = _children(root, found)
+    looped = _looped_links(root, children)
+    found += looped + _links_to_no_run(children, {path for path, _ in looped})
     return sorted(found + _still_empty(root))
 
 
+def _links_to_no_run(children: list[tuple[str, bool]], looped: set[str]) -> list[tuple[str, str]]:
+    """(path, ``LINK_NO_RUN``) of each link among ``children`` (not one of ``looped``) that is no run and leads to no
+    folder holding one, as the scan reads it (``stray_run_files`` without the scan's own finding). Links are rare."""
+    said = []
+    for child, linked in children:
+        if linked and child not in looped and not _probe(child)[0]:
+            if not any(_probe(grand)[0] for grand, _ in _children(child)):
+                said.append((child, LINK_NO_RUN))
+    return said
+
+
 def _looped_links(root: str, children: list[tuple[str, bool]]) -> list[tuple[str, str]]:
-    """(path, what it is) of each link of ``root`` named like a run (``ep_…``) that ``_once_each`` drops: one back
-    to the root, or to a folder of it (a run, or a label of runs) the scan reaches without it. Links are rare; only
-    they are resolved."""
+    """(path, what it is) of each link of ``root`` that ``_once_each`` drops, whatever its name: one back to the
+    root, or to a folder of it (a run, or a label of runs) the scan reaches without it. Links are rare; only they
+    are resolved."""
     said: list[tuple[str, str]] = []
     real_root = None
     for child, linked in children:
-        if not linked or not os.path.basename(child).startswith("ep_"):
+        if not linked:
             continue
         real_root = real_root or os.path.realpath(root)
         real = os.path.realpath(child)
         inside = os.path.relpath(real, real_root).split(os.sep) if real.startswith(os.path.join(real_root, "")) else []
+        named = os.path.basename(child).startswith("ep_")
         if real == real_root:
-            said.append((child, LINK_TO_ROOT))
+            said.append((child, LINK_TO_ROOT if named else ALIAS_OF_ROOT))
         elif 0 < len(inside) <= 2 and not any(part.startswith(".") for part in inside):
-            said.append((child, LINK_IN_ROOT))
+            said.append((child, LINK_IN_ROOT if named else ALIAS_IN_ROOT))
     return said
 
 
@@ -262,6 +291,7 @@ def scan_run_dirs_with_stats(root: str) -> list[tuple[str, os.stat_result | None
     out: list[tuple[str, os.stat_result | None, bool]] = []
     children = _children(root, strays)
     empty: list[str] = []
+    no_run_links: list[tuple[str, str]] = []
     real_root: str | None = None
     settled_before = time.time_ns() - ROOT_SETTLE_NS  # taken before any folder's stamp below
     not_runs = _NOT_RUNS
@@ -300,7 +330,11 @@ def scan_run_dirs_with_stats(root: str) -> list[tuple[str, os.stat_result | None
                 out.append((grand, st, linked or grand_linked))
         if len(out) == runs_below and os.path.basename(child).startswith("ep_"):  # named as a run, holding none
             empty.append(child)
-    strays += _looped_links(root, children)
+        elif len(out) == runs_below and linked:  # a link followed to no run: said, not skipped silently
+            no_run_links.append((child, LINK_NO_RUN))
+    looped = _looped_links(root, children)
+    strays += looped
+    strays += [(path, what) for path, what in no_run_links if path not in {p for p, _ in looped}]
     _remember_strays(root, stamp, strays)
     if empty or root in _NO_RUN_FOLDERS:
         if len(_NO_RUN_FOLDERS) >= 64:

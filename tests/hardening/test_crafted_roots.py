@@ -177,6 +177,10 @@ def test_a_link_in_the_root_back_to_it_or_to_one_of_its_runs_counts_no_run_twice
         noesis_nb.events_df(elsewhere / third)
     )
     assert len(listed) == 3
+    # the links skipped are said, one problem each (they were dropped silently, unlike those named ep_…)
+    said = sorted(e["path"] for e in runs.attrs["errors"] if "symbolic link" in e["reason"])
+    assert said == sorted(str(runs_dir / name) for name in ("again", "alias")), runs.attrs["errors"]
+    assert sorted(p["path"] for p in listed.problems if "symbolic link" in p["reason"]) == said
 
 
 @pytest.mark.parametrize("what", ["archive", "file", "dangling link"])
