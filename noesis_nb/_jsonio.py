@@ -189,7 +189,7 @@ def sha256_file(path: Path) -> str:
 
 #: what ``os.replace`` says when a folder stands where a file goes (empty or not)
 _FOLDER_IN_PLACE = frozenset(code for code in (errno.EISDIR, errno.ENOTEMPTY, errno.EEXIST) if code)
-_FOLDER_ADVICE = "remove that folder (it is not part of the run; a document is written only as a file) and try again"
+_FOLDER_ADVICE = "move that folder out of the run (it is not part of the run; a document is written only as a file) and try again"
 
 
 #: a temp document: created exclusively, never through a link, with the event log's mode (0644 less the

@@ -55,7 +55,7 @@ def load_key(path: Path, warn: bool = False) -> bytes | None:
         pass
     except OSError as exc:
         if warn:
-            _distrust(path, f"cannot be read ({exc.strerror or exc})", "remove it (a new key is made)")
+            _distrust(path, f"cannot be read ({exc.strerror or exc})", "move it aside (a new key is made; the old one is kept)")
         return None
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -110,16 +110,16 @@ def _read_key(path: Path, warn: bool = False) -> bytes | None:
 def _untrusted(st: os.stat_result) -> tuple[str, str] | None:
     """(what is wrong, the fix) of a key file that is not trusted; None for one that is."""
     if not stat.S_ISREG(st.st_mode):
-        return "is not a regular file", "remove it (a new key is made there)"
+        return "is not a regular file", "move it aside (a new key is made there; the old one is kept)"
     if hasattr(os, "getuid") and st.st_uid != os.getuid():
-        return f"is owned by another user (uid {st.st_uid})", "remove it (a new key of yours is made there)"
+        return f"is owned by another user (uid {st.st_uid})", "move it aside (a new key of yours is made there)"
     if st.st_mode & 0o077:
         mode = stat.S_IMODE(st.st_mode)
         return f"may be read or written by other users (mode {mode:04o})", (
-            "run chmod 600 {path!r} if no other user could have read it, else remove it (a new key is made there)"
+            "run chmod 600 {path!r} if no other user could have read it, else move it aside (a new key is made there)"
         )
     if st.st_size != _KEY_BYTES:
-        return f"holds {st.st_size} bytes, not {_KEY_BYTES}", "remove it (a new key is made there)"
+        return f"holds {st.st_size} bytes, not {_KEY_BYTES}", "move it aside (a new key is made there; the old one is kept)"
     return None
 
 

@@ -419,7 +419,7 @@ def _one_for_unreadable(ref: RunRef, problems: list[LoadProblem]) -> list[LoadPr
         None,
         f"{len(bad)} files of the run cannot be read ({files}); the run is read without them"
         + (" (its events are not read)" if events else "")
-        + ". Put back the run's own files, or remove the run folder if it is no run",
+        + ". Put back the run's own files, or move the folder out of the runs root if it is no run",
     )
     first = problems.index(bad[0])
     return [merged if i == first else p for i, p in enumerate(problems) if i == first or not isinstance(p, _Unreadable)]

@@ -232,7 +232,7 @@ def _refusal(run_dir: Path, path: Path, mode: int, folder: bool, stopped: Stoppe
         fix = "remove the link"
     else:
         there = what_is(mode)
-        fix = "remove that folder (noesis_nb did not make it)" if stat.S_ISDIR(mode) else "remove it (noesis_nb did not make it)"
+        fix = f"move {'that folder' if stat.S_ISDIR(mode) else 'it'} out of the run (noesis_nb did not make it)"
     kind = "a symbolic link" if stat.S_ISLNK(mode) else there.split(" (")[0]  # "a FIFO", not "a FIFO (named pipe)"
     goes = f"the run's {rel} folder" if folder else _purpose(rel)
     return UnsafeRunPathError(

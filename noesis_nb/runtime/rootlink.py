@@ -44,7 +44,7 @@ def warn_if_default_root_linked(explicit: str | os.PathLike[str] | None) -> None
     warnings.warn(
         f"new runs go to {quoted(target)}: {quoted(str(root))} leads there through a symbolic link. If that is where you keep "
         "runs, set NOESIS_RUNS_DIR (or noesis_nb.config.set(runs_dir=...)) to it and this warning goes; if the link "
-        "came with files you do not trust (a repository checkout), remove it",
+        "came with files you do not trust (a repository checkout), remove the link (what it leads to stays)",
         RunsDirLinked,
         stacklevel=4,
     )

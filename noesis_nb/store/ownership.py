@@ -410,7 +410,7 @@ def _refuse_odd(path: Path, mode: int | None = None) -> None:
     if not stat.S_ISREG(mode):
         raise EpisodeStateError(
             f"{path} is {what_is(mode)}, not the note of who owns the run; noesis_nb writes it only as a regular "
-            "file. Remove it (it is not part of the run) and try again."
+            "file. Move it out of the run folder (it is not part of the run) and try again."
         )
 
 
@@ -419,7 +419,8 @@ def _refuse_linked(path: Path, nlink: int) -> None:
     if nlink > 1:
         raise EpisodeStateError(
             f"{path} is a hard link ({nlink} names for one file), not the note of who owns the run; writing it would "
-            "change the file behind its other names, maybe outside the run. Remove it (it is not part of the run) and try again."
+            "change the file behind its other names, maybe outside the run. Move it out of the run folder (it is not part "
+            "of the run) and try again."
         )
 
 

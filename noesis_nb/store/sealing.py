@@ -223,7 +223,7 @@ def _odd(path: str, what: str) -> UnreadableSealFile:
     return UnreadableSealFile(
         path,
         f"{shown}, not the run's {name} (a regular file noesis_nb writes when it seals a run{linked}), so the run is not "
-        f"taken as sealed and nothing is written into it. Remove it (it is not a file noesis_nb wrote) or restore "
-        "the run from a copy",
+        f"taken as sealed and nothing is written into it. Move it out of the run folder (it is not a file noesis_nb "
+        "wrote) or restore the run from a copy",
         what,
     )

@@ -116,7 +116,10 @@ def _load(path: Path, model: type[M]) -> M | None:
         data = read_json_object(path)
         return None if data is None else model.model_validate(data)
     except (ValueError, ValidationError) as exc:
-        raise ToolRecordError(f"{path}: {keys_hidden(str(exc))}. Restore the file from a backup or delete it.") from None
+        raise ToolRecordError(
+            f"{path}: {keys_hidden(str(exc))}. Restore {path.name} from a backup of the run; to keep this copy for a look, "
+            "move it out of the run folder (it records what was prepared and decided: never delete it)"
+        ) from None
 
 
 class PreparedInvocationRepository(_Repository):
@@ -170,8 +173,9 @@ class PreparedInvocationRepository(_Repository):
         prepared = _load(path, PreparedToolInvocation)
         if prepared is not None and prepared.key != draft_id:
             raise ToolRecordError(
-                f"{path}: holds draft {quoted(prepared.key)}, not {quoted(draft_id)} as its name says. "
-                "Restore the file from a backup or delete it."
+                f"{path}: holds draft {quoted(prepared.key)}, not {quoted(draft_id)} as its name says. If it was renamed "
+                f"by hand, move it back to {prepared.key}.json; else restore {path.name} from a backup of the run "
+                "(keep this copy: move it out of the run folder, never delete it)"
             )
         if prepared is None or (run_id is not None and prepared.run_id != run_id):
             return None
@@ -405,7 +409,7 @@ class ExecutionRepository(_Repository):
             raise EpisodeStateError(
                 f"{path} is {what_is(mode) if not stat.S_ISLNK(mode) else 'a symbolic link'}, not a claim: noesis_nb "
                 "makes a draft's claim only as an empty regular file, the moment it hands the draft to its tool. "
-                "Remove it (it is not part of the run) and try again."
+                "Move it out of the run folder (it is not part of the run) and try again."
             )
         return True
 

@@ -57,8 +57,8 @@ def check_shown(prepared: PreparedToolInvocation, where: object) -> None:
     if why is not None:
         raise PayloadIntegrityError(
             f"{where}: draft {prepared.key!r} does not show what it runs: {why}; the record was edited after it was "
-            "prepared. It is not executed: do not approve it; reject it (reject_draft) or delete the file, and prepare "
-            "the call again."
+            f"prepared. It is not executed: do not approve it; reject it (reject_draft(..., draft_id={prepared.key!r})), "
+            "keep the file as the record of the edit, and prepare the call again."
         )
 
 

@@ -116,7 +116,7 @@ def test_an_owner_note_hard_linked_to_a_file_outside_is_refused_not_truncated(ru
 def test_a_folder_in_place_of_the_summary_is_one_clear_error_and_the_run_resumes_once_it_is_gone(run: Path) -> None:
     (run / "summary.json").mkdir()
     log = (run / "events.jsonl").read_bytes()
-    with pytest.raises(NoesisNbError, match=r"summary\.json.*a directory is in its place.*remove that folder"):
+    with pytest.raises(NoesisNbError, match=r"summary\.json.*a directory is in its place.*move that folder out of the run"):
         noesis_nb.resume_run(run)
     assert log == (run / "events.jsonl").read_bytes()  # refused before the tool ran: nothing written
     (run / "summary.json").rmdir()
@@ -255,7 +255,7 @@ def test_a_claim_planted_as_no_file_is_named_never_taken_for_a_dispatch(run: Pat
     else:
         claim.symlink_to(run.parent / "nowhere")
     log = (run / "events.jsonl").read_bytes()
-    removed = r"(Remove it|remove (it|that folder|the link))"
+    removed = r"([Mm]ove (it|that folder) out of the run|remove the link)"
     said = rf"{draft}\.claim is (a directory|a FIFO|a symbolic link).*(not a claim.*{removed}|Replace the link)"
     with pytest.raises(NoesisNbError, match=said):
         noesis_nb.resume_run(run, unknown_outcome=unknown_outcome)

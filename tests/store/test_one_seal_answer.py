@@ -117,7 +117,7 @@ def named_odd(df: Any, seal: SealState) -> None:
     """A seal document in a shape noesis_nb never writes is one problem naming it and what to do."""
     assert seal.odd is not None
     found = [r for r in reasons(df) if r.startswith(str(seal.odd[0]))]
-    assert found and all("Remove it" in r for r in found), reasons(df)
+    assert found and all("Move it out of the run folder" in r for r in found), reasons(df)
 
 
 # ---- the readers: (prepare the copied run before the case is planted, check the reader against seal_state) ----
@@ -160,7 +160,7 @@ def check_runs_df_cached_then_mended(run: Path, seal: SealState) -> None:
         frames_fs.RACY_NS = racy
     now = seal_state(run)
     assert now.odd is None and df["sealed"].tolist() == [now.sealed]
-    assert not [r for r in reasons(df) if "Remove it" in r], reasons(df)
+    assert not [r for r in reasons(df) if "Move it out of the run folder" in r], reasons(df)
 
 
 def check_list_runs(run: Path, seal: SealState) -> None:

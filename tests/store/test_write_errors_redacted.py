@@ -28,7 +28,7 @@ def test_a_folder_in_a_documents_place_is_named_without_the_key_in_its_path(tmp_
     assert KEY not in message and KEY[:20] not in message
     assert "[REDACTED]" in message
     assert "ep_01M90802TAZB1PJ1XQQ3SMC5DH/summary.json" in message  # the file is still named
-    assert "remove that folder" in message  # and the fix
+    assert "move that folder out of the run" in message  # and the fix
     assert KEY not in repr(info.value)
     assert info.value.filename == str(run / "summary.json")  # a program that catches it still gets the real path
 
