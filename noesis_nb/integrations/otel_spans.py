@@ -16,6 +16,7 @@ from typing import Any
 
 import orjson
 
+from .._genai_rates import find_model
 from .._jsonkeys import is_repeated_reason, loads_checked
 from ..capture.usage import count
 from ..errors import EventLogCorruption
@@ -279,6 +280,10 @@ def _spans(run_dir: Path, events: list[dict[str, Any]] | None, problems: list[st
         if mark is not None and not late[request_id] and tool["end_ns"] > root["end_ns"]:
             tool = _ended_with_root(tool, root, request_id)
         spans.append({**tool, AFTER_EPISODE: late[request_id]})
+    # the agent's provider (Required on ``invoke_agent`` spans too): the one its model calls were all made with
+    providers = {s["attributes"].get("gen_ai.provider.name") for s in spans[1:] if s["kind"] == "client"}
+    if len(providers) == 1 and None not in providers:
+        root["attributes"]["gen_ai.provider.name"] = providers.pop()
     if repeated:
         problems.append(
             f"{repeated} event(s) of run {episode} repeat the id of an earlier event of its log; their spans are told "
@@ -310,6 +315,18 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+def _provider(payload: dict[str, Any]) -> str | None:
+    """A model call's ``gen_ai.provider.name`` (Required by the GenAI conventions): the provider it names, else the one
+    genai-prices prices its model under (as ``usage_df`` prices it), else the integration that recorded it
+    (``payload.source``: ``noeta``, ``agui``, …); None when none of them is known."""
+    named = _text(payload.get("provider"))
+    if named is not None:
+        return named
+    model = _text(payload.get("model"))
+    rates = find_model(model, None) if model is not None else None
+    return rates.key.partition("/")[0] if rates is not None else _text(payload.get("source"))
+
+
 def _model_span(payload: dict[str, Any], trace_id: int, parent: int, event_id: str, at: int, first: int) -> SpanSpec:
     latency = payload.get("latency_ms")
     if isinstance(latency, (int, float)) and not isinstance(latency, bool) and 0 <= latency <= 1e12:  # NaN fails too
@@ -323,7 +340,7 @@ def _model_span(payload: dict[str, Any], trace_id: int, parent: int, event_id: s
     # each attribute of the type its convention gives it: a list or a number where a name belongs is left out
     values = {
         "gen_ai.operation.name": operation,
-        "gen_ai.provider.name": _text(payload.get("provider")),
+        "gen_ai.provider.name": _provider(payload),
         "gen_ai.request.model": model,
         "gen_ai.response.model": _text(payload.get("model")),
         "gen_ai.response.id": _text(payload.get("response_id")),
