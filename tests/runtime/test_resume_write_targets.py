@@ -1,7 +1,8 @@
 """``resume_run`` looks at every path it and the seal will write before anything runs.
 
 A link, a folder or a FIFO planted where the resume writes (``summary.json``, the tool's records…) stops the
-resume before the tool runs: no effect, no byte written, and the error says to move it out of the run (a link: remove it) and resume again.
+resume before the tool runs: no effect, no byte written, and the error says to move it out of the run (a link: remove
+it) and resume again.
 """
 
 from __future__ import annotations
@@ -90,7 +91,8 @@ def test_a_planted_path_stops_the_resume_before_the_tool_runs(runs_dir: Path, tm
         noesis_nb.resume_run(run.name, runs_dir=runs_dir)
     said = str(info.value)
     assert str(planted) in said and f"then resume_run('{run.name}')" in said
-    assert {"link": "remove the link, then", "folder": "move that folder out of the run", "fifo": "move it out of the run"}[kind] in said
+    fix = {"link": "remove the link, then", "folder": "move that folder out of the run", "fifo": "move it out of the run"}
+    assert fix[kind] in said
     assert "Replace the link with the real file" not in said
     assert not marker.exists()  # the tool never ran
     assert snapshot(run) == before  # nothing written
