@@ -40,11 +40,18 @@ def mean_interval(values: np.ndarray) -> tuple[float, float, float]:
     x = x[np.isfinite(x)]
     if len(x) == 0:
         return math.nan, math.nan, math.nan
-    mean = float(x.mean())
+    # values near the float's limit (1e308) overflow a sum or a square: read in units of the largest, then scaled back
+    scale = float(np.abs(x).max())
+    scale = scale if scale > _SCALED_PAST else 1.0
+    y = x / scale if scale != 1.0 else x
+    mean = float(y.mean()) * scale
     if len(x) < 2:
         return mean, math.nan, math.nan
-    half = t95(len(x) - 1) * float(x.std(ddof=1)) / math.sqrt(len(x))
+    half = t95(len(x) - 1) * float(y.std(ddof=1)) / math.sqrt(len(x)) * scale  # (as before when not scaled)
     return mean, mean - half, mean + half
+
+
+_SCALED_PAST = 1e150  # a value past this may overflow a sum of a few (or its square): values are scaled first
 
 
 def score_interval(values: np.ndarray) -> tuple[float, float, float]:

@@ -8,6 +8,7 @@ waits; the run is owned by this episode until it is sealed or left paused on dis
 from __future__ import annotations
 
 import asyncio
+import decimal
 import inspect
 import math
 import numbers
@@ -980,12 +981,12 @@ def _settle_once(future: asyncio.Future[Any], value: Any) -> None:
 
 def _as_score(value: Any) -> float | bool | None:
     """A scorer's value as the run records it: a bool, an int JSON holds exactly, or a finite float (numpy's
-    numbers too); None for anything else (text, NaN, infinity, an int too large for a JSON number, a value
-    whose conversion raises)."""
+    numbers, a ``Fraction`` and a ``Decimal`` too); None for anything else (text, NaN, infinity, an int too large
+    for a JSON number, a value whose conversion raises)."""
     try:
         if isinstance(value, bool) or getattr(getattr(value, "dtype", None), "kind", None) == "b":  # numpy bools too
             return bool(value)
-        if not isinstance(value, numbers.Real):
+        if not isinstance(value, (numbers.Real, decimal.Decimal)):  # a Decimal is no ``Real`` (a Fraction is): both taken
             return None
         as_float = float(value)
         if not math.isfinite(as_float):
