@@ -255,15 +255,22 @@ _NAME = re.compile(rf"\S{{0,{_NAME_MAX}}}")  # (one match for a name, not a call
 TEXT_NAMED = re.compile(b'"(?:' + b"|".join(re.escape(key.encode()) for key in CHUNK_TEXT_KEYS) + b')":')
 
 
+#: what a client's chunk carries beside its text that holds none of it: google-genai's ``sdk_http_response``, the HTTP
+#: answer's headers (``date: Mon, 07 Dec 2026 …``, ``vary: Origin, X-Origin, Referer``: strings with blanks, which made
+#: each chunk no piece, and a secret streamed across them was written in pieces) and body. Not walked; still screened
+_NO_TEXT_HOLDERS = frozenset({"sdk_http_response"})
+
+
 def lone_text(payload: Any) -> tuple[Where, str] | None:
     """``(where, text)`` of a chunk-like payload: one whose only text is one string under a chunk text key
     (``CHUNK_TEXT_KEYS``) at any depth, every other string a name (no space, at most ``_NAME_MAX`` characters) —
     Gemini's ``candidates[0].content.parts[0].text``, Bedrock's ``contentBlockDelta.delta.text``, a chunk wrapped in
     ``{"data": …}``; None for any other payload (two texts, prose beside it, more than ``_LONE_STRINGS`` strings,
     the runtime's own events naming an ``event_name``). Numbers, None, booleans and empty containers are no text
-    and count for nothing (a Gemini chunk's safety ratings and usage, a client's dump with its unset fields). Only a
-    text key's string can be one, so a line holding none of those names is none (``TEXT_NAMED``: one search of the
-    payload's JSON, which the screen has built already, before any walk)."""
+    and count for nothing (a Gemini chunk's safety ratings and usage, a client's dump with its unset fields), nor does
+    a client's HTTP answer (``_NO_TEXT_HOLDERS``). Only a text key's string can be one, so a line holding none of
+    those names is none (``TEXT_NAMED``: one search of the payload's JSON, which the screen has built already, before
+    any walk)."""
     if type(payload) is not dict or "event_name" in payload:
         return None
     found: tuple[Where, str] | None = None
@@ -290,7 +297,9 @@ def lone_text(payload: Any) -> tuple[Where, str] | None:
                 return None
             items = value.items() if kind is dict else enumerate(value)
             for name, item in items:
-                if kind is dict and type(name) is not str:
+                if kind is dict and (type(name) is not str or name in _NO_TEXT_HOLDERS):
+                    if type(name) is str:  # (a client's HTTP answer: passed over)
+                        continue
                     return None
                 stack.append(((*where, name), item, name if kind is dict else None))
     return found
