@@ -117,6 +117,20 @@ _GOOGLE_CODE = re.compile(r"4/[0-9A-Za-z_-]{16}")
 
 
 def _random(value: str) -> bool:
+    """``_random_alone`` of the value, or of one of its pieces cut at ``-``, ``_``, ``.`` or ``~`` of 16+ characters
+    (``?key=download-<24 random characters>``, ``?code=<random>_weather``): a word beside a key made the whole read
+    as words and a name's parts (``entropy_ok``), and the key was shown."""
+    if _random_alone(value):
+        return True
+    if _PIECE_CUT.search(value) is None:
+        return False
+    return any(len(p) >= _CODE_LEAST and not p.isdigit() and _random_alone(p) for p in _PIECE_CUT.split(value))
+
+
+_PIECE_CUT = re.compile(r"[-_.~]+")
+
+
+def _random_alone(value: str) -> bool:
     """``entropy_ok``, which counts hex as random only from 32 digits (a digest's length): here a shorter hex
     value of 8+ distinct digits counts too (GitHub's OAuth codes are 20 hex digits)."""
     if _HEX.fullmatch(value):
