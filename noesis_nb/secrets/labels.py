@@ -42,7 +42,7 @@ _HINT_WORDS = (
     "şifre", "sifre", "parola", "lösenord", "losenord", "adgangskode", "salasana", "κωδικ", "συνθηματικ", "パスワード",
     "暗証番号", "トークン", "密码", "密碼", "口令", "令牌", "密钥", "비밀번호", "암호", "토큰",
     "sqlcmd", "bcp ", "az login", "smbclient", "rpcclient", "identified", "with-token", "requirepass", "masterauth",
-    "securestring", "auth ",
+    "securestring", "auth ", "mongosh",
 )  # fmt: skip
 HINT_WORDS = _HINT_WORDS  # (``text``'s prefilter anchors each at a rarer letter; a test holds every one found there)
 LABEL_HINT = re.compile("|".join(re.escape(w) for w in _HINT_WORDS))
@@ -89,6 +89,8 @@ _RULES: tuple[re.Pattern[str], ...] = (
     re.compile(r"""\bchpasswd\b[^\n]{0,300}?<<<[ \t]*['"]?[\w.-]+:([^\s'"]+)"""),
     re.compile(r"""(?i)\bidentified[ \t]+(?:with[ \t]+\w+[ \t]+)?by[ \t]+(?:password[ \t]+)?['"]([^'"\n]+)['"]"""),
     re.compile(r"(?im)(?:^|>[ \t]*)auth[ \t]+(?:[\w.-]+[ \t]+)?" + _VALUE + r"[ \t]*$"),
+    # ... at redis-cli's prompt (``127.0.0.1:6379> AUTH X``, ``…:6379[2]> auth user X``): a password whatever its word
+    re.compile(r"(?m):[0-9]{1,5}(?:\[[0-9]{1,3}\])?>[ \t]*(?i:auth)[ \t]+(?:[\w.-]+[ \t]+)?" + _VALUE + r"[ \t]*$"),
     re.compile(r"(?i)(?<![\w-])(?:requirepass|masterauth)[ \t]+" + _VALUE),
     re.compile(r"""(?i)\bConvertTo-SecureString[ \t]+(?:-String[ \t]+)?['"]([^'"\n]+)['"]"""),
     # code: a basic-auth tuple or object, an environment lookup's default, a setter, a URL query, an HTML field

@@ -58,21 +58,26 @@ _BRACED = re.compile(
     r"(?P<value>(?:[^}\n=]|=(?![ \t]*\{)|\}\}){1,1024}+)\}(?!\})"
 )
 # a command line giving a password by a flag or word of its own meaning (what the flag means depends on the command:
-# ``ssh-keygen -N`` is a passphrase, ``grep -N`` none); a value quoted (with its spaces) or a word, to the command's end
+# ``ssh-keygen -N`` is a passphrase, ``grep -N`` none); a value quoted (with its spaces) or a word, to the command's end.
+# The flag is looked for within 300 characters of the command's word: read to the command's end from each word, a
+# line of ``sshpass sshpass …`` (or ``ldapsearch``, ``7z a``) cost seconds per 100 KB
 _CMD_VALUE = r"""(?:"(?P<dq>[^"\n]+)"|'(?P<sq>[^'\n]+)'|(?P<bare>[^\s'";&|]+))"""
 _COMMANDS = re.compile(
-    r"(?:\bsshpass\b[^\n;&|]*?\s-p[ \t]*"  # sshpass -p X
-    r"|\bssh-keygen\b[^\n;&|]*?\s-[NP][ \t]*"  # ssh-keygen -N X (new passphrase), -P X (old one)
-    r"|\bmysqladmin\b[^\n;&|]*?\s(?:password|-p(?=\S))[ \t]*"  # mysqladmin … password X
-    r"|\b(?:htpasswd|htdigest)\b[^\n;&|]*?\s-\w*b\w*\s+\S+\s+\S+\s+"  # htpasswd -b file user X
-    r"|\bsmbpasswd\b[^\n;&|]*?\s-w[ \t]*"  # smbpasswd -w X
-    r"|\bpsexec(?:\.exe)?\b[^\n;&|]*?\s-p[ \t]+"  # psexec -u user -p X
-    # these read as prose or other commands too (``the net user base grows``, ``find -name '*.rar' -print``, ``echo
-    # hello | sudo -S``): their word is taken only shaped as a password (``_shaped``)
-    r"|(?P<shaped>\b(?:ldapsearch|ldapadd|ldapmodify|ldapdelete|ldappasswd)\b[^\n;&|]*?\s-w[ \t]*"  # ldapsearch -w X
-    r"|\b(?:7z|7za|unrar|rar)\b[^\n;&|]*?\s-p(?=\S)"  # 7z a -pX
-    r"|\bnet(?:\.exe)?[ \t]+user[ \t]+[^\s/]+[ \t]+(?=[^\s/*])"  # net user NAME X /add
-    r"|\b(?:echo(?:[ \t]+-[ne]+)?|printf(?:[ \t]+['\"]?%s(?:\\n)?['\"]?)?)[ \t]+(?=\S+[ \t]*\|[ \t]*sudo\b[^\n;&|]*?\s-\w*S)"
+    r"(?:\bsshpass\b[^\n;&|]{0,300}?\s-p[ \t]*"  # sshpass -p X
+    r"|\bssh-keygen\b[^\n;&|]{0,300}?\s-[NP][ \t]*"  # ssh-keygen -N X (new passphrase), -P X (old one)
+    r"|\bmysqladmin\b[^\n;&|]{0,300}?\s(?:password|-p(?=\S))[ \t]*"  # mysqladmin … password X
+    r"|\b(?:htpasswd|htdigest)\b[^\n;&|]{0,300}?\s-\w*b\w*\s+\S+\s+\S+\s+"  # htpasswd -b file user X
+    r"|\bsmbpasswd\b[^\n;&|]{0,300}?\s-w[ \t]*"  # smbpasswd -w X
+    r"|\bpsexec(?:\.exe)?\b[^\n;&|]{0,300}?\s-p[ \t]+"  # psexec -u user -p X
+    r"|\b(?:ldapsearch|ldapadd|ldapmodify|ldapdelete|ldappasswd|ldapwhoami|ldapcompare|ldapmodrdn|ldapexop)\b"
+    r"[^\n;&|]{0,300}?\s-w[ \t]*"  # ldapsearch -w X (``-W`` asks for it)
+    # 7z a -pX, at its command's place (``find -name '*.rar' -print`` gives none; ``unrar x -p-``: no value)
+    r"|(?<![\w.*/-])(?:7z|7za|7zr|unrar|rar)(?:\.exe)?[ \t]+[a-z](?=[ \t])[^\n;&|]{0,300}?\s-p(?=\S)"
+    # these read as prose or other commands too (``the net user base grows``, ``echo hello | sudo -S``): their word
+    # is taken only shaped as a password (``_shaped``)
+    r"|(?P<shaped>\bnet(?:\.exe)?[ \t]+user[ \t]+[^\s/]+[ \t]+(?=[^\s/*])"  # net user NAME X /add
+    r"|\b(?:echo(?:[ \t]+-[ne]+)?|printf(?:[ \t]+['\"]?%s(?:\\n)?['\"]?)?)[ \t]+"
+    r"(?=\S+[ \t]*\|[ \t]*sudo\b[^\n;&|]{0,300}?\s-\w*S)"
     r"))" + _CMD_VALUE
 )
 # Oracle's ``user/password@connect`` (``sqlplus app/X@ORCL``, ``jdbc:oracle:thin:app/X@//db:1521/ORCL``, ``expdp``)

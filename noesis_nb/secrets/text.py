@@ -130,13 +130,23 @@ _FOREIGN = b"|".join(
     re.escape(bytes([first])) + b"(?:" + b"|".join(re.escape(w[1:]) for w in _FOREIGN_HINTS if w[0] == first) + b")"
     for first in sorted({w[0] for w in _FOREIGN_HINTS})
 )
+# ``pw`` naming a value as a word of a name (``pw=X``, ``user_pw=X``, ``db_pw: X``, ``DB_PW="X"``, ``-pw X``, PuTTY's
+# ``plink -pw X``), read past the ``pw`` of ``my pw is X``: the name may go on in name characters (``pw2``, ``pw_new``;
+# ``is_secret_key`` judges it), then a separator, or a flag's blank. Too common inside words for a keyword (``pwned``,
+# ``mapping``), it is taken only so (an ordinary ``pw`` stands before no ``=``/``:``)
+_PW_STARTS = rb"(?:(?<![a-z]pw)|(?<=\\[nrt]pw))"  # a word starts there, after a JSON escape too (``\npw = X``)
+_PW_NAMED = rb"""(?![a-z])[a-z0-9_.-]{0,40}+\\?["']?[ \t]*[=:]|(?<=-pw)[ \t]"""
 _HINTS = (
-    rb"s(?:enha|alasana|ifre|lo(?:(?<=haslo)|(?<=heslo))|enord(?<=losenord))"
+    rb"s(?:enha|alasana|ifre|lo(?:(?<=haslo)|(?<=heslo))|enord(?<=losenord)|h(?<=mongosh))"
     rb"|r(?:man\b(?<!\wrman)|ar\b(?:(?<!\wrar)|(?<=unrar)(?<!\wunrar)))|d(?:ap(?<=ldap)|p(?:(?<=mdp)|(?<=impdp)|(?<=expdp))|gmgrl)"
     rb"|c(?:ontrase|lave|htwoord(?<=wachtwoord)|urestring(?<=securestring))"
     rb"|u(?:do(?<=sudo)\b|ser\s(?:(?<=net\suser\s)|(?<=net\s\suser\s)|(?<=net\.exe\suser\s)|(?<=net\.exe\s\suser\s)"
     rb"|(?<=\s\s\suser\s))|th(?:\x20(?<=auth\x20)|(?<=masterauth)))"
-    rb"|p(?:w(?<![a-z]pw)d?[ \t]+(?:is|was)[ \t]|arola|cclient(?<=rpcclient))|b(?:cp\x20|client(?<=smbclient))"
+    rb"|p(?:w"
+    + _PW_STARTS
+    + rb"(?:d?[ \t]+(?:is|was)[ \t]|"
+    + _PW_NAMED
+    + rb")|arola|cclient(?<=rpcclient))|b(?:cp\x20|client(?<=smbclient))"
     rb"|fied(?<=identified)|k(?:ennwort|ode(?<=adgangskode)|en(?<=with-token))|xec(?<=psexec)|jdbc:oracle"
     rb"|z(?:(?<=\b7z)a?\b|\x20login(?<=az\x20login))|q(?:l(?<=sql)(?:plus|ldr|cmd)|uirepass(?<=requirepass))"
     rb"|\xc5\x82(?<=has\xc5\x82)o|\xc3\xb6(?<=l\xc3\xb6)senord|" + _FOREIGN
@@ -296,13 +306,13 @@ _CHUNKS = b"},{"  # a list of records: maybe streamed chunks, whose texts are re
 # ``auth ``, ``en`` ``with-token``): a place holding one of the letters is tried branch by branch, each branch more a
 # test there. A test holds it to find what both find
 _ANCHORS_HINTS_OR_CHUNKS = re.compile(
-    rb"s(?:enha|alasana|ifre|lo(?:(?<=haslo)|(?<=heslo))|enord(?<=losenord))"
+    rb"s(?:enha|alasana|ifre|lo(?:(?<=haslo)|(?<=heslo))|enord(?<=losenord)|h(?<=mongosh))"
     rb"|r(?:man\b(?<!\wrman)|ar\b(?:(?<!\wrar)|(?<=unrar)(?<!\wunrar)))"
     rb"|d(?:ap(?<=ldap)|p(?:(?<=mdp)|(?<=impdp)|(?<=expdp))|gmgrl|b(?<=mariadb))"
     rb"|c(?:ret|red|ontras|url|tl(?<=nerdctl)|lave|htwoord(?<=wachtwoord)|urestring(?<=securestring))"
     rb"|u(?:th|do(?<=sudo)\b|ser\s(?:(?<=net\suser\s)|(?<=net\s\suser\s)|(?<=net\.exe\suser\s)"
     rb"|(?<=net\.exe\s\suser\s)|(?<=\s\s\suser\s)))"
-    rb"|p(?:ass|wd|odman|enssl|w(?<![a-z]pw)d?[ \t]+(?:is|was)[ \t]|arola|cclient(?<=rpcclient))"
+    rb"|p(?:ass|wd|odman|enssl|w" + _PW_STARTS + rb"(?:d?[ \t]+(?:is|was)[ \t]|" + _PW_NAMED + rb")|arola|cclient(?<=rpcclient))"
     rb"|b(?:earer|cp\x20|client(?<=smbclient))|fied(?<=identified)|k(?:en|ey|ie|s\.slack|er|ennwort|ode(?<=adgangskode))"
     rb"|x(?:ox|ec(?<=psexec))|j(?:(?<=eyj)|dbc:oracle)|q(?:l(?:(?<=mysql)|(?<=sql)(?:plus|ldr|cmd))|uirepass(?<=requirepass))"
     rb"|z(?:ip|(?<=\b7z)a?\b|\x20login(?<=az\x20login))"
@@ -457,9 +467,13 @@ def _text_might_contain(value: str) -> bool:
         _KEYWORDS_STR.search(value.lower()) is not None
         or PGPASS_HINT.search(value) is not None
         or _COMMAND_HINT_STR.search(value) is not None
-        or SHORT_SAID_HINT.search(value.lower()) is not None
+        or _SHORT_NAMED.search(value.lower()) is not None
         or LABEL_HINT.search(value.lower()) is not None
     )
+
+
+# ``my pw is X`` (``prose.SHORT_SAID_HINT``) or ``pw`` naming a value (``user_pw=X``, ``--pw X``), on lowered text
+_SHORT_NAMED = re.compile(r"pw(?<![a-z]pw)(?:d?[ \t]+(?:is|was)[ \t]|" + _PW_NAMED.decode() + ")")
 
 
 _COMMAND_HINT_STR = re.compile(COMMAND_HINT_BYTES.pattern.decode())
@@ -709,9 +723,9 @@ def _assignments(text: str) -> tuple[list[str], list[str]]:
     found, short = [], []
     for m in (*_assign_matches(text), *_FLAG.finditer(text), *_QUERY.finditer(text)):
         name = m.group("name").lstrip("-")
-        if not is_secret_key(name) or name.lower().startswith(_NEGATIONS):  # ``--no-auth flag`` takes no value
-            continue
         value = m.group("value")
+        if not _names_secret(name, value) or name.lower().startswith(_NEGATIONS):  # ``--no-auth flag`` takes no value
+            continue
         if _OPENS_CODE.fullmatch(value) is not None:  # ``auth=(user, pw)``: code; ``token=("X")``: its string
             quoted = _FIRST_QUOTED.match(value, 1)
             if quoted is None or (value.endswith(",") and name.lower().endswith("auth")):  # (``labels``: the tuple)
@@ -731,6 +745,21 @@ def _assignments(text: str) -> tuple[list[str], list[str]]:
     return found, short
 
 
+# a value ``pwd`` names that reads as a folder: ``/srv/app``, ``~``, ``.``, ``$HOME/x``, ``%CD%``, ``C:\\x``, `` `pwd` ``
+# (and ODBC's braced ``PWD={…}``, read whole by ``pairs``: its start alone, cut at a ``}``, is none)
+_FOLDER = re.compile(r"""[\\"'`]*(?:[$%`~./\\{]|[A-Za-z]:[\\/])|[^\s]*[/\\]""")
+
+
+def _names_secret(name: str, value: str) -> bool:
+    """Whether ``name`` gives ``value`` as a secret: a secret-looking name (``is_secret_key``), or ``pwd`` alone, a
+    password's short name as much as the working directory's (``PWD``, ``$ pwd``): taken so for a value that reads as
+    no folder (``--pwd Xk9m…``, ``pwd="hunter 2"``; not ``PWD=/srv/app``, ``--pwd $HOME/x``, nor ``PWD=%CD%`` read
+    percent-decoded)."""
+    if is_secret_key(name):
+        return True
+    return name.lower() == "pwd" and _FOLDER.match(value) is None and any(c.isalnum() for c in value)
+
+
 # the separator before a quoted value (``="``, ``: '``, JSON in a string's ``: \"``) and the name that may end
 # before it (read back from the separator: searching a name at every place costs a blob ~1.5 s a megabyte)
 _QUOTED_SEP = re.compile(r"[=:][ \t]*(\\?)([\"'])")
@@ -744,7 +773,8 @@ def _quoted_values(text: str) -> Iterator[str]:
     of it was written in clear (all of it when the first part was under 4 characters)."""
     for sep in _QUOTED_SEP.finditer(text):
         name = _NAME_BEFORE.search(text, max(0, sep.start() - _NAME_MAX - 8), sep.start())
-        if name is None or not is_secret_key(name.group("name").lstrip("-")):
+        named = name.group("name").lstrip("-") if name is not None else ""
+        if name is None or not (is_secret_key(named) or named.lower() == "pwd"):
             continue
         # a name opened by a quote and not closed before the separator is inside a text (``"auth: " + user``):
         # the quote after the separator closes that text, it opens no value
@@ -756,6 +786,8 @@ def _quoted_values(text: str) -> Iterator[str]:
         value = text[sep.end() : end] if end >= 0 else ""
         # a value starts and ends with no blank (a streamed ``{"token": " world"}`` piece is no secret value)
         if value.strip() != value or "\n" in value or (quote not in ('"', "'") and "\\" in value):
+            continue
+        if not _names_secret(named, value):  # (``pwd="$HOME/app"``: the working directory)
             continue
         if REDACTED_VALUE in value:  # its first word learned and redacted already (``"[REDACTED] horse battery"``)
             yield from (part.strip() for part in value.split(REDACTED_VALUE) if part.strip())

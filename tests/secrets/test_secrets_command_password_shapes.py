@@ -1,5 +1,5 @@
-"""A command whose word reads as prose or a message as often as a password (``echo X | sudo -S``, ``net user NAME X``,
-``ldapsearch -w X``, ``7z -pX``) hides its word only when shaped as a password: ``echo hello | sudo -S apt-get update``
+"""A command whose word reads as prose or a message as often as a password (``echo X | sudo -S``, ``net user NAME X``)
+hides its word only when shaped as a password: ``echo hello | sudo -S apt-get update``
 was shown ``echo [REDACTED] | …``. And a line of ODBC braced starts (``PWD={PWD={…``) is read once: each ``{`` was read
 to 1,024 characters on, five times the cost of ordinary text of its size."""
 
@@ -21,9 +21,9 @@ _COMMANDS = [
     "echo '{w}' | sudo -S reboot",
     "the net user {w} grows",
     "net user admin {w}",
-    "ldapsearch -x -D cn=admin -w {w} -b dc=ex",
-    "7z a -p{w} backup.7z data/",
 ]
+# a flag that gives nothing but a password: any word there is one, shaped or not (``test_secrets_command_flag_values``)
+_FLAGS = ["ldapsearch -x -D cn=admin -w {w} -b dc=ex", "7z a -p{w} backup.7z data/"]
 _SYMBOLS = "!@#%^*+=_-"
 
 
@@ -44,7 +44,7 @@ _PASSWORDS = st.builds(
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(pw=_PASSWORDS, form=st.sampled_from([f for f in _COMMANDS if not f.startswith("the ")]))
+@given(pw=_PASSWORDS, form=st.sampled_from([f for f in _COMMANDS + _FLAGS if not f.startswith("the ")]))
 def test_a_password_shaped_word_given_to_such_a_command_is_hidden(pw: str, form: str) -> None:
     text = form.format(w=pw)
     out, _ = redact({"cmd": text})

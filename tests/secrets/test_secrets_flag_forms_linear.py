@@ -1,0 +1,77 @@
+"""The short-name, command-flag and URL-key forms stay linear on a megabyte of hostile text.
+
+A command's flag was looked for from its word to the command's end: a line of ``sshpass sshpass …`` read the rest of
+the line from each word (100 KB took 9 s of CPU, a megabyte would take minutes); ``ldapsearch …`` and ``7z a …``
+alike. It is now looked for within 300 characters of the word. Each shape below, a megabyte long, costs at most a few
+times a megabyte of ``password: a `` (a name and a short value over and over, which every name rule reads), in CPU
+time in this process; a CPU-time alarm ends a run past the bound instead of waiting for it."""
+
+from __future__ import annotations
+
+import itertools
+import signal
+import time
+
+import pytest
+
+from noesis_nb.secrets import guard
+from noesis_nb.secrets.text import find_in_text
+
+_SIZE = 1_000_000
+_FRESH = itertools.count()  # each text new: a long text read before is remembered
+
+
+def _fill(unit: str) -> str:
+    return f"{next(_FRESH)} " + (unit * (_SIZE // len(unit) + 1))[:_SIZE]
+
+
+class _OverBudget(Exception):
+    pass
+
+
+def _cpu(text: str, budget: float) -> float:
+    """CPU seconds ``find_in_text(text)`` took; fails the test once it passes ``budget`` (a CPU-time alarm)."""
+
+    def stop(signum: int, frame: object) -> None:
+        raise _OverBudget
+
+    before = signal.signal(signal.SIGPROF, stop)
+    signal.setitimer(signal.ITIMER_PROF, budget)
+    started = time.process_time()
+    try:
+        find_in_text(text)
+    except _OverBudget:
+        pytest.fail(f"over {budget:.2f} s CPU on {text[:40]!r}…")
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, before)
+    return time.process_time() - started
+
+
+@pytest.fixture(scope="module")
+def baseline() -> float:
+    """CPU seconds for a megabyte of ``password: a ``."""
+    guard.for_run("ep_flag_forms_linear").learn(["Zq8-learned-Vw3x"])  # as a process that has learned secrets
+    return _cpu(_fill("password: a "), 120.0)
+
+
+@pytest.mark.parametrize(
+    "unit",
+    [
+        "pw=",
+        "-pw ",
+        "--pwd a ",
+        'pwd="',
+        "ldapsearch ",
+        "sshpass ",
+        "7z a ",
+        "htpasswd -b ",
+        ":6379> AUTH ",
+        "mongosh ",
+        "?key=abc-",
+    ],
+)
+def test_a_megabyte_of_a_flag_or_short_name_form_costs_a_few_times_plain_assignments(unit: str, baseline: float) -> None:
+    budget = 4 * baseline + 0.5
+    took = _cpu(_fill(unit), budget)
+    assert took <= budget, (took, baseline)
