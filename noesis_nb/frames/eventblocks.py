@@ -32,6 +32,7 @@ from .rowsource import NOESIS, read_run_source, read_run_source_stamped, source_
 from .runlearned import docs_revealed
 from .sealsizes import is_seal_change, listed_sizes, size_changes
 from .source import RunRef
+from .toolfolders import ToolFolders
 
 __all__ = ["EVENT_KINDS", "load_events", "EventColumns"]
 
@@ -91,12 +92,15 @@ def load_events(
     use_cache: bool = True,
     show_progress: bool | None = None,
     manifests: list[Any] | None = None,
+    tool_folders: list[ToolFolders | None] | None = None,
 ) -> EventColumns:
     """Every event of ``refs`` as typed columns; corrupt lines go to ``problems``.
 
     ``manifests``, when given, gets each run's manifest.json as this load read it with its seal (``read_seal``'s
     bytes and stat, None, or the ``BadFile``; ``UNREAD`` for a run served from the cache or read remotely): a frame
     that checks the run's other files against the seal (``tools_df``) takes it from there instead of reading it again.
+    ``tool_folders``, when given, gets each run's ``ToolFolders`` whose folders the load listed for the values a run
+    never screened reveals (``runlearned``), else None: ``tools_df`` makes its rows from the same listings.
     """
     extras_key = tuple((c.name, c.path, id(c.fn), c.type) for c in extras)
     segments: list[tuple[Batch | None, int, int]] = []
@@ -114,6 +118,9 @@ def load_events(
         try:
             for ref, path in progress(list(zip(refs, paths)), show_progress, "events"):
                 key = ("events", ref.fs.protocol, path, extras_key)
+                run_folders: ToolFolders | None = None  # made only for a run never screened (``_tool_folders``)
+                if tool_folders is not None:
+                    tool_folders.append(None)
                 seal_docs: tuple[Any, Any] = (UNREAD, UNREAD)  # final.json and manifest.json, when read with the stamp
                 if use_cache and key in CACHE:  # read before: stat its files to see whether it changed since
                     folder = _folder_stamp(ref)  # taken before reading, as every stamp: a change while reading shows next time
@@ -122,7 +129,11 @@ def load_events(
                     stamp = ref.stat_events(path)
                     hit = CACHE.get(key, (stamp, named_by, folder)) if stamp is not None else None
                     # a run never screened: its events were redacted with what its documents revealed then
-                    docs_now = docs_revealed(ref) if hit is not None and hit[5] is not None else None
+                    # (its summary or state and final.json: stat-ed just now for the keys above)
+                    docs_now = None
+                    if hit is not None and hit[5] is not None:
+                        run_folders = _tool_folders(ref, tool_folders)
+                        docs_now = docs_revealed(ref, run_folders, known=_known_stats(ref, named_by, folder))
                     if docs_now is not None and hit is not None and docs_now[0] != hit[5]:
                         hit = None
                     if hit is not None:
@@ -180,7 +191,9 @@ def load_events(
                 in_log: frozenset[str] = frozenset()  # the secrets its events reveal (kept with them)
                 ids_read = None if as_written else [e.get("episode_id") for e in evs]  # (a hidden id's length said)
                 if not as_written:  # never screened: redacted once, with what its other files reveal, then cached
-                    docs, values = docs_revealed(ref)
+                    known = _known_stats(ref, named_by, folder)  # (taken by the reads of the source and the seal)
+                    run_folders = run_folders or _tool_folders(ref, tool_folders)
+                    docs, values = docs_revealed(ref, run_folders, known=known, use_cache=use_cache)
                     in_log = frozenset(shown_records(evs, values))
                     pool.update(values)
                     pool.update(in_log)
@@ -255,6 +268,25 @@ def _seal_changes(ref: RunRef, events: Any, named_by: tuple[str, Any], folder: A
     if events is not None:
         stats["events.jsonl"] = events
     return size_changes(ref, listed, stats)
+
+
+def _tool_folders(ref: RunRef, tool_folders: list[ToolFolders | None] | None) -> ToolFolders:
+    """The run's ``ToolFolders`` for ``runlearned``, handed on in ``tool_folders`` (its last entry: this run's)."""
+    made = ToolFolders(ref)
+    if tool_folders is not None:
+        tool_folders[-1] = made
+    return made
+
+
+def _known_stats(ref: RunRef, named_by: tuple[str, Any], folder: Any) -> dict[str, Any]:
+    """The stats of the run's documents this load took for its cache keys (``_source_stamp`` or the source's read,
+    ``_folder_stamp`` or the seal's read): a kept reading of the documents is checked without a ``stat`` of them."""
+    known = {named_by[0]: named_by[1]}
+    if named_by[0] == "state.json":  # named by state.json: the run has no summary
+        known["summary.json"] = None
+    if ref.fs.protocol == "file":
+        known["final.json"] = folder[0]
+    return known
 
 
 def _source_stamp(ref: RunRef) -> tuple[str, Any]:

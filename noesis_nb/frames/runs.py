@@ -293,7 +293,7 @@ def _record(
         if record.get("tool_calls_from") == "summary":  # its count of requests is one of its figures
             record["row"]["tool_calls"] = None
     if not record["written_here"]:
-        _hide_revealed(record, stamp)
+        _hide_revealed(record, stamp, folders, use_cache)
         problems.hide(record["revealed"])  # its problems quote none of them (a password read as a duration)
     problems.extend(run_problems)
     if use_cache and settled(stamp):  # stamp: every file read, edited in place or not; none changed this very moment
@@ -519,12 +519,14 @@ def _revealed_by_any(records: list[RunRecord]) -> frozenset[str]:
     return frozenset(pool)
 
 
-def _hide_revealed(record: RunRecord, stamp: dict[str, Any]) -> None:
+def _hide_revealed(record: RunRecord, stamp: dict[str, Any], folders: ToolFolders, use_cache: bool) -> None:
     """Hide in the row of a run not written here the values any of its files reveals as secrets (``runlearned``): a
     password its log names is redacted in its task, flags and tags too. The log's stat joins the run's ``stamp``: a
-    log changed since is read again, and the row made again."""
-    stats, in_log = log_revealed(record["ref"])
-    tool_stats, in_tools = tools_revealed(record["ref"])  # a draft's env naming a password, echoed in the task
+    log changed since is read again, and the row made again. ``folders``: the run's, as read for its row (each tool
+    folder listed once); ``use_cache`` False: their files read again."""
+    stats, in_log = log_revealed(record["ref"], use_cache=use_cache)
+    # a draft's env naming a password, echoed in the task
+    tool_stats, in_tools = tools_revealed(record["ref"], folders, use_cache=use_cache)
     for name, stat in (*stats.items(), *tool_stats.items()):
         stamp.setdefault(name, stat)
     values = record["revealed"] = revealed((record["summary"], record["state"], record["final"])) | in_log | in_tools

@@ -14,7 +14,7 @@ import os
 import stat
 
 from ..store.runfiles import change_stamp, list_dir, read_file
-from .fs import Stat, dir_stamp
+from .fs import BadFile, Stat, dir_stamp
 from .source import RunRef
 
 __all__ = ["ToolFolders"]
@@ -25,13 +25,16 @@ _TOP = "tool_invocations"
 class ToolFolders:
     """The folders of one run's ``tool_invocations/``, looked at once (on the first listing) for one load."""
 
-    __slots__ = ("ref", "_kinds", "_stat", "_looked")
+    __slots__ = ("ref", "_kinds", "_stat", "_looked", "_stamped")
 
     def __init__(self, ref: RunRef):
         self.ref = ref
         self._kinds: dict[str, bool] | None = None  # entry name -> a plain folder (no symlink); None: not known
         self._stat: Stat | None = None  # of tool_invocations/, taken before it was listed; None when absent
         self._looked = False
+        # parts -> (names or the ``BadFile`` raised, the stamps taken before): each folder listed once a load, by
+        # whichever reader asks first (``runlearned``'s values, a frame's rows)
+        self._stamped: dict[tuple[str, ...], tuple[list[str] | BadFile, dict[str, object]]] = {}
 
     def kinds(self) -> dict[str, bool] | None:
         """Entries of ``tool_invocations/`` (a plain folder or not); ``{}`` when it is absent, None when unknown."""
@@ -85,7 +88,23 @@ class ToolFolders:
 
         A local folder is stamped before it is listed: a file written in between changes the folder
         after the stamp, so the next load reads the run again instead of keeping a listing that misses it.
+        The folder is listed once: a second reader of this load gets the same names and stamp.
         """
+        done = self._stamped.get(parts)
+        if done is None:
+            marks: dict[str, object] = {}
+            try:
+                done = self._stamped[parts] = (self._list_stamped(parts, marks), marks)
+            except BadFile as exc:
+                done = self._stamped[parts] = (exc, marks)
+        listing, marks = done
+        for key, value in marks.items():
+            stamp.setdefault(key, value)
+        if isinstance(listing, BadFile):
+            raise listing
+        return list(listing)
+
+    def _list_stamped(self, parts: tuple[str, ...], stamp: dict[str, object]) -> list[str]:
         if self.absent(parts):  # no stat: what would show it appearing
             stamp.setdefault(*self.absence(parts))
             return []

@@ -384,6 +384,7 @@ def _run_drafts(
     stamps: dict[str, Any],
     ended: bool = False,
     manifest: Any = UNREAD,
+    listed_by_load: ToolFolders | None = None,
 ) -> _Drafts:
     """One run's rows and raw records; ``stamps`` gets what they were read from: a row for each tool call by
     ``toolcalls``' rule (as ``runs_df.tool_calls`` counts them), a draft whose record cannot be read too (said why);
@@ -392,12 +393,14 @@ def _run_drafts(
     ``sealed``: the tool records the run's seal vouches for (``provenance.written_as``); a draft's records are
     read as written only when each of them is one of those, unchanged (``vouched_records``), else redacted as
     read: one record another process wrote (an approval decided elsewhere) leaves the others as written.
+    ``listed_by_load``: the run's ``ToolFolders`` its events' load listed the folders with (``runlearned``): each
+    folder is listed once.
     """
     problems = Problems(strict)
     urls: dict[str, str] = {}
     files: dict[str, Any] = {}
     named_as: list[dict[str, str]] = [{}, {}, {}]
-    folders = ToolFolders(ref) if ref.fs.protocol == "file" else None
+    folders = (listed_by_load or ToolFolders(ref)) if ref.fs.protocol == "file" else None
     listed: dict[str, None] = {}
     prepared = _records(ref, "prepared", problems, stamps, files, urls, named_as[0], folders, listed)
     approvals = _records(ref, "approvals", problems, stamps, files, record_names=named_as[1], folders=folders)
@@ -419,7 +422,7 @@ def _run_drafts(
         # ``draft_id`` is (an id: token shapes, not randomness; ``draft:<run>:<random request id>``)
         if not screened:
             if revealed is None:  # what the run's other files name a secret, hidden in its records too
-                revealed = _revealed(ref, stamps)
+                revealed = _revealed(ref, stamps, folders)
             p, a, e = (scrubbed(shown_value(doc), revealed) for doc in (p, a, e))
             named = marked(draft, redact(draft, entropy=False)[0])  # as ``shownids`` names ids: apart
         rows.append(_checked_row(ref, source, named, (p, a, e), found, problems, urls.get(draft), ended))
@@ -431,11 +434,11 @@ def _run_drafts(
     return rows, records, problems.items
 
 
-def _revealed(ref: RunRef, stamps: dict[str, Any]) -> frozenset[str]:
+def _revealed(ref: RunRef, stamps: dict[str, Any], folders: ToolFolders | None) -> frozenset[str]:
     """The secrets the run's documents and log hold (``runlearned``), their files' stats kept with its drafts: a file
-    naming another since reads the drafts again."""
+    naming another since reads the drafts again. ``folders``: the run's, as listed for its rows."""
     values: frozenset[str] = frozenset()
-    for stats, found in (docs_revealed(ref), log_revealed(ref)):
+    for stats, found in (docs_revealed(ref, folders), log_revealed(ref)):
         stamps.update({ref.file(name): stat for name, stat in stats.items()})
         values |= found
     return values
@@ -487,6 +490,7 @@ def _cached_drafts(
     strict: bool,
     use_cache: bool,
     manifest: Any = UNREAD,
+    listed_by_load: ToolFolders | None = None,
 ) -> _Drafts:
     """A run's drafts from the cache when its events, source, seal and tool records are unchanged; else read.
 
@@ -503,7 +507,7 @@ def _cached_drafts(
     # a seal that vouches for tool records was read from final.json, a regular file of the run (``written_as``), under
     # the folder stamp this entry is kept with: the seal began; only without one is ``seal_state`` asked
     ended = sealed is not None or ref.seal().ended
-    drafts = _run_drafts(ref, source, sealed, events.facts(i), strict, stamps, ended, manifest)
+    drafts = _run_drafts(ref, source, sealed, events.facts(i), strict, stamps, ended, manifest, listed_by_load)
     # nothing it was read from changed this very moment; a request waiting for its draft is not kept: its process's
     # end (it is lost then) changes no file
     if use_cache and settled(head[0], folder, stamps) and all(row["status"] != REQUESTED for row in drafts[0]):
@@ -547,12 +551,22 @@ def tools_df(
     problems.extend(stray_runs(source, wanted, refs))
     refs = distinct_runs(named_runs(refs, problems), problems)
     manifests: list[Any] = []  # each run's manifest.json as its events' load read it: not read again for its records
-    loaded = load_events(refs, problems, use_cache=cache, show_progress=progress, manifests=manifests)
+    listed: list[ToolFolders | None] = []  # each run's tool folders, as its events' load listed them: not listed again
+    loaded = load_events(refs, problems, use_cache=cache, show_progress=progress, manifests=manifests, tool_folders=listed)
     prefetch_remote(refs, _record_files)
     events = _ToolEvents(loaded)
     runs = [
         _cached_drafts(
-            ref, i, loaded.run_sources[i], loaded.sealed_tools[i], loaded.folders[i], events, strict, cache, manifests[i]
+            ref,
+            i,
+            loaded.run_sources[i],
+            loaded.sealed_tools[i],
+            loaded.folders[i],
+            events,
+            strict,
+            cache,
+            manifests[i],
+            listed[i],
         )
         for i, ref in enumerate(refs)
     ]

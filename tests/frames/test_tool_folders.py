@@ -24,7 +24,6 @@ from hypothesis import strategies as st
 
 from noesis_nb.frames import clear_cache, runs_df, tools_df
 from noesis_nb.frames.toolfolders import ToolFolders
-from tests.callcount import called_from
 
 FOLDERS = (
     "tool_invocations",
@@ -299,9 +298,8 @@ def test_tools_df_sees_a_record_written_while_its_folder_is_listed(engine_runs, 
     wrote = []
 
     def write(path: str) -> None:
-        # the listing that makes the rows: the read of every record for the values it reveals (``runlearned``, of
-        # the events the load reads first) lists the same folders earlier, and a record written then is a row at once
-        if not wrote and path == str(target) and not called_from("noesis_nb.frames.runlearned"):
+        # the one listing of the load, which makes the rows and tells the values the records reveal (``runlearned``)
+        if not wrote and path == str(target):
             made = [p for p in (target, *target.parents) if not p.exists()]
             target.mkdir(parents=True, exist_ok=True)
             name, text = records[folder]

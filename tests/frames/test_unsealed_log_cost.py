@@ -17,10 +17,10 @@ PACKAGE = str(Path(noesis_nb.__file__).resolve().parent)
 SCREENING = str(Path(PACKAGE) / "secrets")
 
 #: lines of noesis_nb's code a cold runs_df may run for 2,000 more events of a paused run that are no pause, resume,
-#: model call or tool event (its log is found through by ``bytes.find``; 2 lines an event, ~4,000, before). 200:
-#: the pooled reading of what runs reveal (725639ee) runs 124 more lines for 2,000 more events of a torn run (about one
-#: line a 16 events, not one an event), still far below a loop over the events
-GROWTH_BUDGET = 200
+#: model call or tool event (its log is found through by ``bytes.find``; 2 lines an event, ~4,000, before). The loads
+#: are made with ``cache=False``, which reads what a run reveals (``runlearned``) again too: when it served the short
+#: run's from the warm-up load and read the long run's, the long run seemed to cost 124 more lines
+GROWTH_BUDGET = 100
 
 
 def _thinker(events: int):
