@@ -223,10 +223,14 @@ def _notebook_names() -> dict[str, Any]:
 
 
 def did_you_mean(name: str, namespace: dict[str, Any]) -> str:
-    """``"; did you mean janitor (defined in this notebook)?"`` for callables named close to ``name``, else ``""``."""
+    """``"; did you mean janitor (defined in this notebook)?"`` for callables named close to ``name``, else ``""``;
+    ``"; 'janitor' is a string; pass the function: using=janitor."`` when the notebook's function has exactly that name
+    (asking whether one meant the name one typed helps nobody)."""
     import difflib
 
     names = [k for k, v in namespace.items() if not k.startswith("_") and callable(v) and not inspect.isclass(v)]
+    if name in names:
+        return f"; {quoted(name, 80)} is a string; pass the function: using={name}."
     spelt = {n.lower(): n for n in reversed(names)}  # My_Agent for my_agent: difflib alone compares case as it is
     close = [spelt[c] for c in difflib.get_close_matches(name.lower(), list(spelt), n=3, cutoff=0.6)]
     if not close:
