@@ -65,10 +65,17 @@ def main(argv: list[str] | None = None) -> None:
             runs_dir, kept = base / "episodes", True
         asyncio.run(_run(runs_dir, base / "notes"))
     except NoesisNbError as exc:  # a runs dir refused, a run that could not be written: say it, exit 1
-        parser.exit(1, f"{parser.prog}: {type(exc).__name__}: {exc}\n")
+        parser.exit(1, f"{parser.prog}: {type(exc).__name__}: {_as_typed(str(exc), args.runs_dir is not None)}\n")
     finally:
         if not kept:  # the demo's note only: nothing of it is left in the temp dir
             shutil.rmtree(base, ignore_errors=True)
+
+
+def _as_typed(said: str, given: bool) -> str:
+    """The library's words for its runs dir (``runs_dir '…'``, ``pass runs_dir= …``) as this command takes it,
+    ``--runs-dir``: the fix a newcomer at a shell can type (the value as named when it came from this option)."""
+    said = said.replace("pass runs_dir= ", "pass --runs-dir ")
+    return "--runs-dir " + said.removeprefix("runs_dir ") if given and said.startswith("runs_dir ") else said
 
 
 if __name__ == "__main__":

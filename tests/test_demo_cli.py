@@ -97,3 +97,12 @@ def test_a_demo_writing_its_runs_elsewhere_leaves_nothing_in_the_temp_dir(tmp_pa
     assert kept.returncode == 0, kept.stderr
     (folder,) = temp.iterdir()
     assert str(folder) in kept.stdout
+
+
+def test_a_runs_dir_not_writable_names_the_option_to_fix(tmp_path):
+    """The fix said was the library's ``pass runs_dir= a writable directory``, which no shell takes: ``--runs-dir``."""
+    done = _demo("--runs-dir", "/proc/nope")
+    assert done.returncode == 1
+    (line,) = done.stderr.strip().splitlines()
+    assert "--runs-dir '/proc/nope' is not writable" in line and "pass --runs-dir a writable directory" in line, line
+    assert "runs_dir=" not in line, line
