@@ -119,7 +119,7 @@ class BatchHandle:
         """``(entry, PendingApproval)`` for each draft a paused episode of the batch waits on, live here or on disk."""
         out: list[tuple[BatchEntry, Any]] = []
         for entry in self.entries:
-            if entry.status != "paused":
+            if entry.status != "paused" or self._being_cancelled(entry):
                 continue
             # an episode that ended paused is followed on disk since: its drafts are read there
             source: Any = entry.disk if entry.disk is not None else entry.handle
@@ -174,9 +174,14 @@ class BatchHandle:
         self._copies -= 1
         self._settle_check()
 
+    def _being_cancelled(self, entry: BatchEntry) -> bool:
+        """Whether ``entry`` is a live paused episode the batch's ``cancel()`` is ending (``cancelled`` once sealed;
+        one paused on disk stays paused): its drafts are no longer offered, and ``await batch`` waits for its end."""
+        return self.cancelled and entry.status == "paused" and entry.disk is None and entry.handle is not None
+
     def _settle_check(self) -> None:
         now = time.time()
-        if self._waiting:
+        if self._waiting or (self.cancelled and any(map(self._being_cancelled, self.entries))):
             self._settled.clear()
             self.ended_at = None
             self._stop_waiting(now)

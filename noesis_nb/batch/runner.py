@@ -191,6 +191,7 @@ class Runner:
                 entry.handle.cancel()
             elif entry.future is not None and not entry.done:
                 entry.future.cancel()  # a job not started yet never starts; a running one runs to its end
+        self.handle.recount()  # its live paused episodes are ending: ``await batch`` waits for them
 
     async def _guarded(self, entry: BatchEntry, job: Coroutine[Any, Any, None]) -> None:
         """Run ``entry``'s job; what it raises is the entry's error, never the batch's (``batch.wait()`` would raise
