@@ -34,7 +34,23 @@ __all__ = [
     "type_name",
     "frame_given",
     "pandas_kind",
+    "MAX_FREE_TEXT",
+    "cut_free_text",
 ]
+
+#: the most characters of text a person writes (a steer, a decision's reason) a run records or a reader takes
+MAX_FREE_TEXT = 20_000
+
+
+def cut_free_text(text: str) -> str:
+    """``text`` at most ``MAX_FREE_TEXT`` characters: a longer one cut to fit, ending ``… [cut: N characters]`` (N
+    its length as given). A decision file any program may write holds a reason of any size: each reader takes it so
+    (screening a 10 MB reason cost every load seconds), as a policy's reason is recorded (``free_text_made_safe``)."""
+    if len(text) <= MAX_FREE_TEXT:
+        return text
+    marker = f"… [cut: {len(text):,} characters]"
+    return text[: MAX_FREE_TEXT - len(marker)] + marker
+
 
 _CONTAINERS = (list, tuple, dict, set, frozenset)
 _SEQ_LIMIT = 100  # items of a builtin container shown before "..."

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .._safetext import NAME_JOINERS, unseen_character, unseen_escaped, unseen_said
+from .._safetext import MAX_FREE_TEXT, NAME_JOINERS, unseen_character, unseen_escaped, unseen_said
 from ..errors import EpisodeStateError, InvalidOptionError
 from ..secrets import shown_repr
 from ..secrets.quoted import quoted
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Steer", "SteerBox", "check_free_text", "free_text_made_safe", "check_mode", "check_sender", "check_steer"]
 
-MAX_TEXT = 20_000
+MAX_TEXT = MAX_FREE_TEXT
 MAX_SENDER = 200
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import orjson
 
+from .._safetext import MAX_FREE_TEXT, cut_free_text
 from .guard import RunSecrets
 from .records import shown_records, shown_value
 
@@ -25,6 +26,10 @@ def revealed(docs: Iterable[Any]) -> frozenset[str]:
     """The secret values parsed JSON documents (a summary, state.json, final.json) hold, found as a view finds them."""
     found: set[str] = set()
     for doc in docs:
+        if isinstance(doc, dict) and isinstance(doc.get("reason"), str) and len(doc["reason"]) > MAX_FREE_TEXT:
+            # a decision's reason, taken cut as every reader takes it (``cut_free_text``): a 10 MB one any program
+            # wrote into a decision file was screened whole by every load (seconds of CPU)
+            doc = {**doc, "reason": cut_free_text(doc["reason"])}
         if doc is not None:
             shown_value(doc, found)
     return frozenset(found)

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 from ulid import ULID
 
+from .._safetext import cut_free_text
 from . import codes
 from .errors import IdempotencyConflictError, ToolExecutionFailedError
 from .names import check_tool_identity
@@ -264,6 +265,13 @@ class ToolApprovalDecision(_Record):
     approval_token_ref: str | None = None
     reason: str | None = None
     decided_at: str | None = None
+
+    @field_validator("reason")
+    @classmethod
+    def _reason_cut(cls, value: str | None) -> str | None:
+        """A reason is at most ``MAX_FREE_TEXT`` characters (README): a decision file any program wrote is taken with
+        a longer one cut (``cut_free_text``), as every reader takes it, never carried whole into the run's events."""
+        return cut_free_text(value) if isinstance(value, str) else value
 
 
 class ToolExecutionResult(_Record):
