@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import dataclasses
 import inspect
 import math
 import numbers
 import os
 import threading
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -26,6 +29,7 @@ from ..errors import (
     EventLogCorruption,
     InvalidIdError,
     InvalidOptionError,
+    NoesisNbError,
     RunNotFoundError,
 )
 from ..ids import new_episode_id, validate_new_episode_id
@@ -35,6 +39,7 @@ from ..store.artifacts import read_state, read_summary
 from ..store.paths import check_part
 from ..store.replayclock import ReplayClock
 from ..store.sealing import refuse_odd_seal
+from ..store.shownnames import shown_id
 from ..store.status import not_a_run
 from ..tools import decide, resolve_draft_id, supply_secrets
 from ..tools.draftref import run_part
@@ -560,6 +565,44 @@ def decide_draft(
         if gone is None:
             raise
         run_dir = gone.run_dir  # its handle says the run was removed or moved (RunGoneError), not "no such run"
+    with run_name_shown(run_dir):
+        return _decided(run_dir, draft_id, approve=approve, approver_id=approver_id, reason=reason)
+
+
+@contextlib.contextmanager
+def run_name_shown(run_dir: Path) -> Iterator[None]:
+    """Errors raised within quote the run's folder name as every view shows it (``shown_id``): a folder named with a
+    credential (``ep_ghp_…`` copied into a shared root), shown ``[REDACTED:<mark>]`` by ``runs_df``, was named in clear
+    by every message of a decision or resume made on it, whether its shown path or its real one was passed. One
+    place for all of them: the many messages that name ``run_dir.name`` or the run's id."""
+    try:
+        yield
+    except (NoesisNbError, EpisodeInterrupted) as exc:
+        _name_hidden(exc, run_dir.name)
+        raise
+
+
+def _name_hidden(exc: BaseException, name: str) -> None:
+    """``exc``'s message with ``name`` (a run folder's) as views show it."""
+    shown = shown_id(name)
+    if shown != name:
+        exc.args = tuple(a.replace(name, shown) if isinstance(a, str) else a for a in exc.args)
+
+
+def _report_shown(report: ResumeReport, run_dir: Path) -> ResumeReport:
+    """``report`` naming the run as views show it (``run_name_shown``): its id is returned by ``resume_run``, and its
+    message said as a warning."""
+    name = run_dir.name
+    shown = shown_id(name)
+    if shown == name or name not in report.episode_id + report.message:
+        return report
+    return dataclasses.replace(
+        report, episode_id=report.episode_id.replace(name, shown), message=report.message.replace(name, shown)
+    )
+
+
+def _decided(run_dir: Path, draft_id: str | None, *, approve: bool, approver_id: str, reason: str | None) -> Decision:
+    """``decide_draft`` on the run found at ``run_dir``."""
     refuse_odd_seal(run_dir)  # a folder or link where final.json or manifest.json goes: no decision is written
     live = live_handles().get(run_dir.name)
     if live is not None and live.run_dir.resolve() == run_dir.resolve():
@@ -803,7 +846,11 @@ def resume_blocking(
     try:
         resume = _resume(episode_id, checkpoint_id, runs_dir, using, tools, unknown_outcome, secrets, began)
         return run_sync(resume)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, asyncio.CancelledError) as stop:
+        if isinstance(stop, asyncio.CancelledError) and began:
+            raise
+        # (a cancellation before the first step: asyncio.run's own SIGINT handler, the Ctrl-C landing as it starts
+        # the resume's task, before it counts interrupts; nothing else cancels that task there)
         with held_interrupts():  # a second Ctrl-C does not cut the seal short
             if not began:
                 if resume is not None:
@@ -841,7 +888,9 @@ def _interrupted_resume(episode_id: str | os.PathLike[str], runs_dir: Any) -> Ep
         run_dir = find_run_dir(episode_id, runs_dir)
     except Exception:
         return None
-    return interrupted_resume(run_dir)
+    said = interrupted_resume(run_dir)
+    _name_hidden(said, run_dir.name)  # its line names the run as views show it
+    return said
 
 
 async def _resume(
@@ -857,14 +906,16 @@ async def _resume(
     if began is not None:
         began.append(True)
     check_resume_options(checkpoint_id=checkpoint_id, using=using, tools=tools, unknown_outcome=unknown_outcome)
-    with supply_secrets(secrets):
-        return await resume_from_disk(
-            _find_run(episode_id, runs_dir),
+    run_dir = _find_run(episode_id, runs_dir)
+    with supply_secrets(secrets), run_name_shown(run_dir):
+        report = await resume_from_disk(
+            run_dir,
             checkpoint_id=checkpoint_id,
             using=using,
             tools=tools,
             unknown_outcome=unknown_outcome,
         )
+    return _report_shown(report, run_dir)
 
 
 def _tell(report: Any) -> None:
