@@ -52,6 +52,7 @@ from .streamed import DELTA_KEYS, GOES_ON, QUIET_END, TAIL, TEXT_NAMED, Streams,
 from .streamed import KEYWORD as STREAM_KEYWORD
 from .streamed import TOKEN as STREAM_TOKEN
 from .text import (
+    _KEYWORD_ANCHORS,
     _NAMED_PLAINLY,
     _flat_plain_keys,
     chunk_runs,
@@ -72,6 +73,10 @@ _NOT_PLAIN = bytes(range(32)) + b"\\\x7f"
 _ENV_HEAD = 6  # first characters of a known value searched in a flat payload's texts (a cut-off one too)
 _HEADS = 32  # known values' heads past which a flat payload is screened through its JSON (the trie) instead
 _SEEN = 20_000  # characters of an exception's text and of each argument's repr searched (more than is written)
+#: every match of a stream's keyword test (``streamed.KEYWORD``) holds one of the keyword anchors (``text``: each at one
+#: of a keyword's rarer letters): a quiet stream's joined text holding none holds no keyword, told by a search trying
+#: fewer places (a test holds it to that)
+_STREAM_ANCHOR = re.compile(_KEYWORD_ANCHORS.pattern.decode())
 
 
 class RunSecrets:
@@ -247,14 +252,13 @@ class RunSecrets:
                     out = dict(payload)
             else:
                 out = dict(payload)
-        if event_id is None or (
-            type(payload) is dict
-            and DELTA_KEYS.isdisjoint(payload)
+        if event_id is None:
+            return out
+        if type(payload) is dict and DELTA_KEYS.isdisjoint(payload):
             # (the runtime's own events, and a line naming no chunk text key: no call)
-            and ("event_name" in payload or (blob is not None and TEXT_NAMED.search(blob) is None) or lone_text(payload) is None)
-        ):
-            return out  # most events: no streamed piece (``streamed_piece``'s own tests, without its call)
-        if type(payload) is dict and type(out) is dict and type(event_id) is str:
+            if "event_name" in payload or (blob is not None and TEXT_NAMED.search(blob) is None) or lone_text(payload) is None:
+                return out  # most events: no streamed piece (``streamed_piece``'s own tests, without its call)
+        elif type(payload) is dict and type(out) is dict and type(event_id) is str:
             # a piece at the payload's top (``{"text": …}``, as most notes are) in a stream whose pieces can join into
             # no secret is kept as a quiet stream's, inline: no call per piece (``Streams.quiet``)
             key = ""
@@ -268,20 +272,22 @@ class RunSecrets:
             if type(text) is str and type(alone) is str and len(text) <= TAIL and at not in streams.joined:
                 with streams.lock:
                     end, held, size = streams.quiet.get(at) or ("", [], 0)
+                    joined = end + text
                     lead = len(text) - len(text.lstrip(STREAM_TOKEN))
                     pairs = streams.pairs
                     if known.levels and pairs[0] is not known:
                         pairs = (known, streams.known_pairs(known))
                     if (
                         (lead == 0 or lead + len(end) - len(end.rstrip(STREAM_TOKEN)) < GOES_ON)
-                        and STREAM_KEYWORD.search((end + text).lower()) is None
+                        # (every keyword holds an anchor: most texts are cleared by that search, which tries fewer places)
+                        and (_STREAM_ANCHOR.search(lowered := joined.lower()) is None or STREAM_KEYWORD.search(lowered) is None)
                         and (not known.levels or end[-1:] + text[:1] not in pairs[1])
                     ):
                         held.append((event_id, text, alone))
                         size += len(text)
                         while size > TAIL and len(held) > 1:
                             size -= len(held.pop(0)[1])
-                        streams.quiet[at] = ((end + text)[-QUIET_END:], held, size)
+                        streams.quiet[at] = (joined[-QUIET_END:], held, size)
                         return out
         piece = streamed_piece(payload)
         return out if piece is None else self._streamed(out, piece, str(event_id), phase)
