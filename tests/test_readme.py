@@ -5,6 +5,8 @@ import re
 import textwrap
 from pathlib import Path
 
+from tests.documented import documented
+
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
 
 
@@ -23,8 +25,9 @@ def test_api_at_a_glance_example_runs(runs_dir, monkeypatch):
 
 
 def test_every_name_the_readme_gives_exists():
-    """``noesis_nb.x``, ``plots.x``, ``ns.x``, ``frames.x`` and ``%noesis x`` written in the README resolve:
-    a newcomer copying one never meets an AttributeError or an unknown subcommand."""
+    """``noesis_nb.x``, ``plots.x``, ``ns.x``, ``frames.x`` and ``%noesis x`` written in the README (or the docs pages
+    it links to) resolve: a newcomer copying one never meets an AttributeError or an unknown subcommand."""
+    text = documented()
     import importlib
 
     import noesis_nb
@@ -32,7 +35,7 @@ def test_every_name_the_readme_gives_exists():
     modules = {name: importlib.import_module(f"noesis_nb.{name}") for name in ("plots", "ns", "frames")}
     modules["noesis_nb"] = noesis_nb
     missing = []
-    for owner, name in set(re.findall(r"(?<![\w./-])(noesis_nb|plots|ns|frames)\.([A-Za-z_][A-Za-z0-9_]*)\b", README)):
+    for owner, name in set(re.findall(r"(?<![\w./-])(noesis_nb|plots|ns|frames)\.([A-Za-z_][A-Za-z0-9_]*)\b", text)):
         module = modules[owner]
         if not hasattr(module, name) and importlib.util.find_spec(f"{module.__name__}.{name}") is None:
             missing.append(f"{owner}.{name}")
@@ -42,5 +45,5 @@ def test_every_name_the_readme_gives_exists():
     from noesis_nb.magics import build_parser
 
     (sub,) = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
-    commands = set(re.findall(r"%noesis ([a-z][a-z-]*)", README))
+    commands = set(re.findall(r"%noesis ([a-z][a-z-]*)", text))
     assert commands and commands <= set(sub.choices), sorted(commands - set(sub.choices))

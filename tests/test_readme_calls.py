@@ -6,11 +6,11 @@ from __future__ import annotations
 import ast
 import inspect
 import re
-from pathlib import Path
 
 import noesis_nb
+from tests.documented import documented
 
-README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+README = documented()  # the README and the docs pages it links to
 
 #: README names for the handle's methods (``handle.approve()``, ``h.cancel()``)
 _HANDLES = {"handle", "h"}

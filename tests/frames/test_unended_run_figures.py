@@ -13,9 +13,8 @@ import pytest
 
 import noesis_nb
 from noesis_nb.widgets.state import Tally, view_state
+from tests.documented import documented
 from tests.frames.runkit import writer_adapter
-
-README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def test_a_paused_runs_frame_has_no_duration_while_its_view_counts_as_of_now(runs_dir: Path) -> None:
@@ -32,6 +31,6 @@ def test_a_paused_runs_frame_has_no_duration_while_its_view_counts_as_of_now(run
     assert early["running_s"] == later["running_s"]  # stopped at the pause
     assert later["waiting_s"] - early["waiting_s"] == pytest.approx(30.0)  # the wait grows until a decision
 
-    said = " ".join(README.read_text(encoding="utf-8").split())
+    said = " ".join(documented().split())  # the README or the docs page it links to
     assert "A frame holds what the run's files say, not a reading of the clock" in said
     assert "Its view's header counts them as of now instead" in said

@@ -1,4 +1,4 @@
-"""Figures the hardening suite measures, printed at the end of the test run (the README quotes them)."""
+"""Figures the hardening suite measures, printed at the end of the test run (docs/hardening.md quotes them)."""
 
 from __future__ import annotations
 

@@ -14,6 +14,7 @@ import pytest
 
 import noesis_nb
 from noesis_nb.frames.waits import instant
+from tests.documented import documented
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -21,7 +22,7 @@ NOESIS_RUNS = ["noesis-smoke-run/ep_01K9RBBMXXRSFWR49SXFGF4SPR", "noesis-adr008-
 
 
 def _otel_paragraph() -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = documented()  # the README or the docs page it links to
     start = text.index("**OpenTelemetry out.**")
     return " ".join(text[start : text.index("\n\n", start)].split())
 
