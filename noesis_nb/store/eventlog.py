@@ -358,7 +358,10 @@ def _open_log(path: Path) -> int:
         if os.path.islink(path):
             reason = "is a symbolic link; noesis_nb never writes through links inside a run. Replace it with the real file"
         elif os.path.isdir(path):
-            reason = "is a directory, not a file; remove it (it is not part of the run) or restore the log from a copy"
+            reason = (
+                "is a directory, not a file; move it out of the run folder (it is not part of the run) and restore the log "
+                "from a copy"
+            )
         else:
             reason = f"cannot be opened for writing ({exc.strerror or exc}); check that the run directory is writable"
         raise UnsafeRunPathError(f"{quoted_path(path)} {reason}") from None
@@ -366,8 +369,8 @@ def _open_log(path: Path) -> int:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise UnsafeRunPathError(
-                f"{path} is {what_is(st.st_mode)}, not a file; remove it (it is not part of the run) "
-                "or restore the log from a copy"
+                f"{path} is {what_is(st.st_mode)}, not a file; move it out of the run folder (it is not part of the run) "
+                "and restore the log from a copy"
             )
         if st.st_nlink > 1:
             raise UnsafeRunPathError(
@@ -587,7 +590,7 @@ def bad_line_reason(raw: bytes, exc: Exception) -> str:
     except UnicodeDecodeError as bad:
         return (
             f"invalid UTF-8: byte 0x{raw[bad.start]:02x} at byte {bad.start + 1} of the line is no UTF-8 text; "
-            "write the log as UTF-8 (open(..., encoding='utf-8')) or remove the line"
+            "write the log as UTF-8 (open(..., encoding='utf-8')); this line is not read, the others are"
         )
     at = getattr(exc, "pos", None)
     if type(at) is int and 0 <= at <= len(text):
@@ -604,7 +607,7 @@ def bad_line_reason(raw: bytes, exc: Exception) -> str:
             return (
                 f"invalid JSON: a control byte 0x{ord(stray):02x} ({_CONTROL_NAMES.get(stray, 'control character')}) "
                 f"at {column}; JSON holds none outside a string (write it as \\u{ord(stray):04x} inside one): "
-                "remove it (a NUL is often the padding of a file cut short by a crash)"
+                "this line is not read, the others are (a NUL is often the padding of a file cut short by a crash)"
             )
     return f"invalid JSON ({exc})"
 
