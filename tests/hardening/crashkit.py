@@ -224,7 +224,7 @@ class WritePoints:
         return wrapped
 
     def install(self) -> None:
-        targets = [(eventlog, "dumps_line"), (_jsonio, "atomic_write_bytes"), (repositories, "claim_file")]
+        targets = [(eventlog, "_line_of"), (_jsonio, "atomic_write_bytes"), (repositories, "claim_file")]
         targets += [(os, name) for name in ("link", "rename", "replace", "unlink", "mkdir")] + [
             (subprocess, "run"),
             (tethered, "run_tethered"),
