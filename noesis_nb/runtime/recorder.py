@@ -37,6 +37,7 @@ from ..errors import (
 from ..ids import is_minted, new_checkpoint_id, new_event_id, validate_id, validate_new_episode_id
 from ..secrets import for_run as secrets_for_run
 from ..secrets import redact as redact_secrets
+from ..secrets.display import made_here
 from ..secrets.exact import exact
 from ..secrets.quoted import quoted
 from ..secrets.streamed import streamed_piece
@@ -223,6 +224,7 @@ class Recorder:
             ownership.release()
             raise
         recorder.secrets.learn(value for hit in hits for value in hit.values)
+        made_here(episode_id)  # a name checked as new (``validate_new_episode_id``): public, kept whole in views
         recorder.starts_at_first_event = True
         return recorder
 

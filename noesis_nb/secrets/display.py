@@ -10,13 +10,24 @@ import orjson
 
 from .environ import environ_secrets
 from .exact import exact
-from .guard import RunSecrets, known_shown, run_ids, scrub_text
+from .guard import RunSecrets, known_shown, run_ids, runs_version, scrub_text
 from .known import Known, for_text
 from .names import REDACTED_VALUE
 from .scan import outside_kept, replaced_around
 from .text import find_in_text, might_contain
 
-__all__ = ["SCAN_MARGIN", "shown", "shown_known", "shown_start", "shown_cut", "shown_repr", "environ_hidden"]
+__all__ = [
+    "SCAN_MARGIN",
+    "shown",
+    "shown_known",
+    "shown_start",
+    "shown_cut",
+    "shown_repr",
+    "environ_hidden",
+    "made_here",
+    "public_run_ids",
+    "public_runs_version",
+]
 
 SCAN_MARGIN = 8192  # longer than any secret a detector finds or a person hands over
 
@@ -39,6 +50,42 @@ def shown_known() -> Known:
     return known
 
 
+_MADE: set[str] = set()  # the ids of the runs this process made (``made_here``)
+_MADE_VERSION = 0
+_PUBLIC: tuple[tuple[int, tuple[str, ...]], list[str]] = ((-1, ()), [])  # the last ``public_run_ids`` and its key
+
+
+def made_here(episode_id: str) -> None:
+    """Note the id of a run this process made, checked as every new id is (``ids.validate_new_id``): a public name,
+    kept whole where a view quotes it (``public_run_ids``)."""
+    global _MADE_VERSION
+    if episode_id not in _MADE:
+        _MADE.add(episode_id)
+        _MADE_VERSION += 1
+
+
+def public_runs_version() -> int:
+    """A number that changes whenever ``public_run_ids`` may have (a run registered or made, another forgotten)."""
+    return runs_version() + _MADE_VERSION
+
+
+def public_run_ids() -> list[str]:
+    """The ids of this process's runs that are public, kept whole where a view quotes them (``api_key-…`` reads as a
+    label and its value, and is the folder's name): those of runs this process made (``made_here``), holding no value
+    known now. A run only read from disk (``show``, ``approve_draft``, ``resume_run`` of a folder copied in) is no
+    name this process chose or checked: a folder named with a credential stays shown redacted, as a new process
+    shows it, whatever was done with it here."""
+    global _PUBLIC
+    key = (public_runs_version(), known_shown())
+    last_key, last = _PUBLIC
+    if last_key[0] == key[0] and last_key[1] is key[1]:
+        return last
+    known = shown_known()
+    ids = [i for i in run_ids() if i in _MADE and not (known.levels and scrub_text(i, known) != i)]
+    _PUBLIC = (key, ids)
+    return ids
+
+
 @overload
 def shown(text: str) -> str: ...
 @overload
@@ -59,7 +106,7 @@ def shown(text: object) -> object:
         text = scrub_text(text, known)
     if might_contain(text.encode("utf-8", "replace")):
         found = find_in_text(text)
-        ids = [i for i in run_ids() if i in text] if found else []
+        ids = [i for i in public_run_ids() if i in text] if found else []
         if ids:  # a run's own id (``api_key-…`` reads as a label and its value) is its folder's name: kept whole
             return replaced_around(text, outside_kept(text, found, ids), ids)
         text = for_text(text, found).replaced(text, REDACTED_VALUE)

@@ -18,8 +18,8 @@ from pathlib import Path
 from ..errors import RunNotFoundError
 from ..ids import holds_credential, is_minted
 from ..secrets.disguise import maybe_disguised
-from ..secrets.display import shown, shown_known
-from ..secrets.guard import known_everywhere, known_shown, run_ids, runs_version, scrub_text
+from ..secrets.display import public_run_ids, public_runs_version, shown, shown_known
+from ..secrets.guard import known_everywhere, known_shown, scrub_text
 from ..secrets.hiddenparts import HIDDEN, holds_hidden, unmarked
 from ..secrets.known import FRAGMENT, Known
 from ..secrets.namemarks import marked
@@ -31,7 +31,7 @@ _MEMO_MAX = 1 << 18  # texts shown kept (a root of 100,000 runs: its ids and pat
 
 class _Memo:
     """Each text shown, under what ``shown`` depends on besides the text: the values learned and the environment's
-    secrets (``known_shown``) and this process's run ids (``run_ids``, changed when ``runs_version`` is)."""
+    secrets (``known_shown``) and this process's public run ids (``public_run_ids``, changed when ``public_runs_version`` is)."""
 
     def __init__(self) -> None:
         self.known: tuple[str, ...] = ()
@@ -68,7 +68,7 @@ def _shown(text: str) -> str:
 def _synced() -> _Memo:
     """The memo, brought to what ``shown`` depends on now."""
     memo = _MEMO
-    now_known, now_runs = known_shown(), runs_version()
+    now_known, now_runs = known_shown(), public_runs_version()
     if now_known is not memo.known or now_runs != memo.runs:
         _changed(memo, now_known, now_runs)
     return memo
@@ -95,7 +95,7 @@ def _changed(memo: _Memo, known: tuple[str, ...], runs: int) -> None:
                 texts.pop(text, None)
             memo.disguised.clear()
     if runs != memo.runs:
-        ids = frozenset(run_ids())
+        ids = frozenset(public_run_ids())
         moved = ids.symmetric_difference(memo.ids)
         if any("[" in i or "]" in i for i in moved):
             memo.clear()
@@ -139,7 +139,7 @@ def shown_names(names: list[str]) -> dict[str, str] | None:
     this process is left out (another process does not keep it whole)."""
     if known_everywhere():
         return None
-    ids = run_ids()
+    ids = public_run_ids()
     return {n: _shown(n) for n in names if not any(i in n for i in ids)}
 
 

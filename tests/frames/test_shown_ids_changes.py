@@ -50,7 +50,7 @@ from noesis_nb.frames import runindex
 from noesis_nb.frames import runs as runs_module, shownids
 from noesis_nb.ids import is_minted
 from noesis_nb.secrets import guard
-from noesis_nb.secrets.display import shown
+from noesis_nb.secrets.display import made_here, shown
 from noesis_nb.secrets.hiddenparts import unmarked
 from noesis_nb.store import shownnames
 
@@ -139,9 +139,11 @@ cold = len(screened)
 gh = [n for n in names if n.startswith("ep_ghp")][0]
 before = sorted(first.episode_id)
 guard.for_run(root.parent / "elsewhere" / "ep_20251207_unrelated")  # a run of this process, named by no text here
+made_here("ep_20251207_unrelated")
 unrelated = load()
 after_unrelated = len(screened)
 guard.for_run(root / gh)  # this process's own run: its id is kept whole where a text quotes it (``shown``)
+made_here(gh)  # (made here: a run only read is no public name, ``public_run_ids``)
 own = load()
 print(json.dumps({"cold": cold, "unrelated": after_unrelated, "own": sorted(set(screened)), "gh": gh,
                   "before": before, "ids": sorted(own.episode_id), "as_shown": as_shown(own)}))
@@ -202,6 +204,7 @@ def test_a_new_process_looks_at_no_id_column_of_a_kept_frame_whose_names_show_as
     script = """
 if args.get("own"):  # a run of this process named by one of the names: shown whole, so not taken as kept
     guard.for_run(root / args["own"])
+    made_here(args["own"])  # (made here: a run only read is no public name, ``public_run_ids``)
 df = load()
 print(json.dumps({"looked": len(looked), "reads": len(reads), "ids": sorted(df.episode_id),
                   "dirs": sorted(df.run_dir), "as_shown": as_shown(df)}))

@@ -8,7 +8,7 @@ import secrets
 from pathlib import Path
 
 from noesis_nb.secrets import for_run
-from noesis_nb.secrets.display import shown
+from noesis_nb.secrets.display import made_here, shown
 from noesis_nb.secrets.hiddenparts import holds_hidden, unmarked
 from noesis_nb.store.shownnames import shown_id
 
@@ -37,6 +37,8 @@ def test_a_value_learned_after_texts_were_shown_is_redacted_wherever_shown_would
 def test_a_run_registered_after_its_id_was_shown_is_kept_whole_as_shown_keeps_it(tmp_path: Path) -> None:
     name = "ep_" + "ghp" + "_" + secrets.token_hex(18)  # a folder named with a credential
     assert holds_hidden(shown_id(name)) and unmarked(shown_id(f"{name}.old")) == shown(f"{name}.old")
-    for_run(tmp_path / name)  # a run of this process: its id is public, kept whole where a text quotes it
+    for_run(tmp_path / name)  # a run only read by this process: no public name (``public_run_ids``)
+    assert shown_id(name) != name
+    made_here(name)  # a run this process made: its id is public, kept whole where a text quotes it
     assert shown_id(name) == shown(name) and shown_id(f"{name}.old") == shown(f"{name}.old")
     assert shown_id(name) == name
