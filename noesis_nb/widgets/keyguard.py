@@ -9,13 +9,20 @@ so this small front-end module sets it on the view's text boxes, buttons, toggle
 button then keeps a native button's keys (Enter and Space click it); Shift+, Ctrl+ or Alt+Enter on it is swallowed,
 as the notebook's "run this cell" reflex must neither run a cell nor decide a draft.
 
-It also mirrors state ipywidgets draws only for the eye into ARIA: a slider handle's name (its label, else tooltip)
+It also mirrors state ipywidgets draws only for the eye into ARIA (and hides a button's icon, a private-use glyph, from
+its name: ``Approve``, not ``\uf00c Approve``): a slider handle's name (its label, else tooltip)
 and ``aria-valuetext`` (``event 3 of 12``: the unit a ``nnb-unit-<word>`` class names, see :func:`count_unit`); a
 toggle's ``mod-active`` as ``aria-pressed``, or as ``aria-expanded`` on a ▸ toggle (``nnb-toggle``); a reason box the
 kernel marked ``nnb-invalid`` as ``aria-invalid`` described by the refusal (``role="alert"``) of its card, or of the
 box around it marked ``nnb-refusal-scope`` (the inbox's shared reason, in its toolbar). A
 MutationObserver on the view's outermost root keeps all of it in step with every change and with controls added later
 (a replay's own bar sits outside the episode view that holds the guard); it is dropped when the guard's view goes.
+
+It also tells the widget manager when the kernel is gone for good, as ipywidgets does itself only for a restart: after
+Kernel → Shut Down Kernel, a kernel deleted through the server (the Running panel, culling) or one that died and was
+restarted by the server, the views looked live and their buttons took clicks that reached nothing. The guard watches
+the kernel connection (disposed, status ``dead`` or ``autorestarting``) and calls the manager's ``disconnect()``, what
+a restart calls: every view then says it lost its kernel (``stale.py``) and its controls go inert (``theme.py``).
 
 The guard sits in a ``display: none`` box: it takes no space, and where its front end cannot load (anywidget's
 extension missing from the Jupyter server) ipywidgets' error box stays hidden in it; the view works as before, only
@@ -94,11 +101,30 @@ const reasons = (root) => {
 };
 const mark = (root) => {
   for (const e of root.querySelectorAll(KEYED)) if (!e.hasAttribute(MARK)) e.setAttribute(MARK, 'true');
+  // a button's FontAwesome icon is a private-use glyph a screen reader read as the start of its name ('\\uf00c Approve')
+  for (const i of root.querySelectorAll('button > i.fa')) set(i, 'aria-hidden', 'true');
   sliders(root); toggles(root); reasons(root);
 };
 const swallow = (event) => {  // Shift/Ctrl/Alt+Enter on a button would click it (Chromium): the run reflex decides nothing
   if (event.key === 'Enter' && (event.shiftKey || event.ctrlKey || event.altKey || event.metaKey)
       && event.target instanceof Element && event.target.closest('button') !== null) event.preventDefault();
+};
+// ipywidgets marks its views disconnected when the kernel restarts, and not when it is shut down (Kernel menu),
+// deleted through the server (Running panel, culling) or dies and is restarted by the server: the views then looked
+// live and took clicks that went nowhere. The kernel connection says each (disposed, status dead or autorestarting):
+// the widget manager is then told what a restart tells it, so every view of the notebook says it lost its kernel.
+const LOST = new Set(['dead', 'autorestarting']);
+const watchKernel = (model, root) => {
+  const manager = model && model.widget_manager, kernel = manager && manager.kernel;
+  if (!kernel || !kernel.disposed || !kernel.statusChanged) return () => {};
+  const gone = () => {
+    if (typeof manager.disconnect === 'function') manager.disconnect();
+    else root.classList.add('jupyter-widgets-disconnected');
+  };
+  const status = (_, now) => { if (LOST.has(now)) gone(); };
+  if (kernel.isDisposed || LOST.has(kernel.status)) { gone(); return () => {}; }
+  kernel.disposed.connect(gone); kernel.statusChanged.connect(status);
+  return () => { kernel.disposed.disconnect(gone); kernel.statusChanged.disconnect(status); };
 };
 const outermost = (el) => {
   let root = null;
@@ -106,8 +132,8 @@ const outermost = (el) => {
   return root;
 };
 export default {
-  render({ el }) {
-    let observer = null, timer = null, tries = 0, root = null;
+  render({ model, el }) {
+    let observer = null, timer = null, tries = 0, root = null, unwatch = () => {};
     const attach = () => {  // once ipywidgets has put the guard, and every view around it, in the page
       root = el.isConnected ? outermost(el) : null;
       if (root === null) {
@@ -119,12 +145,14 @@ export default {
       observer.observe(root, { childList: true, subtree: true, attributes: true,
                                attributeFilter: ['class', 'title', 'aria-valuenow', 'aria-valuemax'] });
       root.addEventListener('keydown', swallow);
+      unwatch = watchKernel(model, root);
     };
     attach();
     return () => {
       clearTimeout(timer);
       if (observer !== null) observer.disconnect();
       if (root !== null) root.removeEventListener('keydown', swallow);
+      unwatch();
     };
   },
 };

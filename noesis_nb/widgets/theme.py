@@ -9,8 +9,9 @@ without JupyterLab's variables (nbviewer, VS Code, static HTML) get the fallback
 pauses, vetoes and errors also carry a mark (‖ ⊘ ✖) and a word.
 
 When a view loses its kernel (restart, shutdown), ipywidgets adds ``jupyter-widgets-disconnected``
-to every widget element; the rules at the end use that class to say so in the view and to stop its
-buttons from taking clicks that could no longer reach anything.
+to every widget element (by itself on a restart; on a shutdown when the key guard tells it, ``keyguard.py``);
+the rules at the end use that class to say so in the view and to stop its buttons from taking clicks that could
+no longer reach anything.
 """
 
 from __future__ import annotations
@@ -261,6 +262,7 @@ def _rules() -> list[str]:
         "min-height:28px;line-height:1.3}",
         f".{r} .nnb-stop-col,.{r} .widget-toggle-buttons,.{r} .widget-text,.{r} .nnb-card .widget-hbox{{max-width:100%}}",
         f".{r} .widget-text,.{r} .widget-text input{{min-width:0}}",
+        f".{r} .nnb-scroll-x{{overflow-x:auto;max-width:100%}}",
         # a narrow window (a phone, or 300-400% zoom): long button labels wrap instead of running past the view
         "@media (max-width:480px){"
         f".{r} .jupyter-button.nnb-btn:not(.nnb-open){{white-space:normal;height:auto;min-height:28px;line-height:1.3;"
@@ -269,8 +271,9 @@ def _rules() -> list[str]:
         f".{r} .nnb-stop-col,.{r} .widget-toggle-buttons{{max-width:100%}}"
         f".{r} .widget-toggle-buttons>div{{display:flex;flex-wrap:wrap}}.{r} .nnb-p,.{r} .nnb-k{{min-width:0}}"
         f".{r} table :is(td,th),.{r} .widget-html-content{{overflow-wrap:anywhere;white-space:normal}}"
-        # (a table's figures too: one line each in a wider view, but a table running past the view is worse)
-        f".{r} table td.nnb-num{{overflow-wrap:anywhere;white-space:normal}}"
+        # a table's figures break only at the space before a unit ("0.11" over "s", never "0.1" over "1 s" nor
+        # "$0.000" over "0"); a table still too wide scrolls sideways in its own box (``nnb-scroll-x``)
+        f".{r} table td.nnb-num{{overflow-wrap:normal;white-space:normal}}"
         f".{r} .widget-text,.{r} .nnb-card .widget-hbox{{max-width:100%}}}}",
         # the view lost its kernel
         f".{r} .nnb-stale{{display:none}}",
