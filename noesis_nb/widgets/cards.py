@@ -21,6 +21,7 @@ __all__ = [
     "decision_html",
     "decision_words",
     "draft_heading",
+    "draft_tail",
     "never_decided",
     "command_html",
     "veto_html",
@@ -78,6 +79,13 @@ def never_decided(ended: str) -> str:
     so it no longer says it waits for one (not escaped; ``ended`` is a status word or ``folder gone``)."""
     why = "the run's folder is gone" if ended == "folder gone" else f"run {ended}"
     return f"— not decided ({why})"
+
+
+def draft_tail(draft_id: Any) -> str:
+    """The end of a draft's id, enough to tell apart two drafts of one tool asked in the same millisecond (parallel
+    calls), short enough to read out: ``…GV15W9`` (not escaped; the whole id is among the card's details)."""
+    text = short(draft_id, 80, exact=True)
+    return text if len(text) <= 8 else "…" + text[-6:]
 
 
 def draft_heading(p: Any, decision: Mapping[str, Any] | None = None, ended: str | None = None) -> str:
@@ -199,8 +207,10 @@ def pending_html(p: Any, decision: Mapping[str, Any] | None = None, ended: str |
     )
     listing = f"<dl>{details}</dl>"
     if decision is not None:  # decided: the details stay one click away
-        # named after its draft: a page of decided cards is not a row of ▸ all called "what was asked"
-        listing = f"<details><summary>what {label(p.tool)} asked (draft {label(p.draft_id, 80)})</summary>{listing}</details>"
+        # named after its tool, time and the id's end: a page of decided cards is not a row of ▸ all called "what was
+        # asked", nor of "draft draft:ep_…:req_…" (the whole id is inside, with the other details)
+        summary = f"what {label(p.tool)} asked at {esc(_time(p.requested_at))} (draft {esc(draft_tail(p.draft_id))})"
+        listing = f"<details><summary>{summary}</summary>{listing}</details>"
     return f"<div>{draft_heading(p, decision, ended)}{listing}</div>"
 
 

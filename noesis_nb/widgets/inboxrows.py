@@ -20,8 +20,8 @@ from ..store.vocab import (
     TOOL_EXECUTION_SUCCEEDED,
 )
 from .approvals import ApprovalCard, VetoCard
-from .cards import command_html, decision_html, never_decided, veto_decision_html
-from .render import dot_join, ending_word, esc, label, refusal_html, short
+from .cards import command_html, decision_html, draft_tail, never_decided, veto_decision_html
+from .render import dot_join, ending_word, esc, label, local_time, refusal_html, short
 
 __all__ = ["item_html", "check_name", "DraftRow", "VetoRow", "make_row", "decided_words", "ResumeRow", "resume_said"]
 
@@ -94,15 +94,19 @@ def item_html(
 
 
 def check_name(item: InboxItem) -> str:
-    """The selection box's name: what it selects, as the row shows it (one line, redacted, nothing hidden),
-    with the tool and draft so two drafts of one run are told apart."""
-    run = short(item.episode_id, 200, exact=True)  # the heading's text, before escaping
+    """The selection box's name: what it selects, in words (one line, redacted, nothing hidden): the tool and the
+    run's task, when it was asked and the end of its id (``draft_tail``), so two drafts of one tool are told apart; the
+    ids stay whole in the row's details
+    (two ids of 30 characters each made every box's name a minute to listen to)."""
+    task = short(item.task, 60, exact=True)
+    of = f"of “{task}”" if task else f"of run {short(item.episode_id, 80, exact=True)}"
     p = item.pending
     if p is not None:
-        return f"select the {short(p.tool, 80, exact=True)} draft {short(p.draft_id, 80, exact=True)} of {run}"
+        asked = local_time(str(p.requested_at)) if p.requested_at else "?"
+        return f"select the {short(p.tool, 80, exact=True)} draft {draft_tail(p.draft_id)} {of}, asked at {asked}"
     payload = (item.governance or {}).get("payload")
     rule = payload.get("rule_id") if isinstance(payload, Mapping) else None
-    return f"select the veto {short(rule or '?', 80)} of {run}"
+    return f"select the veto {short(rule or '?', 80)} {of}"
 
 
 class _Row:

@@ -89,7 +89,7 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
         self.select_all = self._button("Select all shown", "nnb-btn", "check-square-o", self.tick_all)
         self.reason = w.Text(
             description="reason for the selection",
-            placeholder="reason for the selection (optional)",
+            placeholder="reason (optional)",  # its name says what for; a long one was cut in a 320px view
             layout=w.Layout(width="260px"),
         )
         self.reason.add_class("nnb-named")  # its description names it for screen readers only

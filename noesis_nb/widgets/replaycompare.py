@@ -160,7 +160,7 @@ class ReplayCompare(w.VBox):  # type: ignore[misc]  # ipywidgets ships no type i
                 f'<td class="nnb-num">{_delta(row["delta_cost"], "", money=True)}</td></tr>'
             )
         head = "<tr><th>step (aligned)</th><th>A</th><th>B</th><th>Δ time B − A</th><th>Δ cost</th></tr>"
-        return f"<table>{head}{''.join(rows)}</table>"
+        return f'<div class="nnb-scroll-x"><table>{head}{"".join(rows)}</table></div>'  # too wide: it scrolls, whole
 
 
 def _differs(row: Any) -> bool:

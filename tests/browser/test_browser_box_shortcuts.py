@@ -74,7 +74,7 @@ def test_keys_typed_in_a_views_boxes_run_no_cell(app: str, request: pytest.Fixtu
         run_all(page)
         steer = page.locator(".noesis-nb-episode-view .nnb-steer input").first
         card_reason = page.locator(".noesis-nb-episode-view input[placeholder='reason (optional)']").first
-        inbox_reason = page.locator(".noesis-nb-inbox input[placeholder='reason for the selection (optional)']").first
+        inbox_reason = page.locator(".noesis-nb-inbox").first.get_by_role("textbox", name="reason for the selection", exact=True)
         for box in (steer, card_reason, inbox_reason):
             box.wait_for(timeout=90_000)
         page.wait_for_function(f"() => ({PROMPTS})().every(p => /\\[\\d+\\]/.test(p))", timeout=60_000)

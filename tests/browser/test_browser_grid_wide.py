@@ -75,7 +75,7 @@ def _refuse_then_take_the_shared_reason(batch: Any, root: Path) -> list[str]:
     decisions = lambda: sorted(root.glob("wide-batch/**/tool_invocations/approvals/*.json"))  # noqa: E731
     before = decisions()
     batch.locator(".nnb-ib-row .nnb-ib-check input").first.check()
-    box = batch.locator("input[placeholder='reason for the selection (optional)']").first
+    box = batch.get_by_role("textbox", name="reason for the selection", exact=True)
     box.fill("fine \u202eevil")
     button(batch, "Reject selected…").click()
     button(batch, "Confirm: reject 1").click()

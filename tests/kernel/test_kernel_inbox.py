@@ -42,7 +42,8 @@ def test_a_selection_and_a_single_reject_decided_from_the_inbox(kernel: Any, dis
     assert (kernel.mark / "k0").read_text() == (kernel.mark / "k1").read_text() == "x"
     assert not disk.decisions(kernel.runs / ids[2])
 
-    reasons = [cid for cid, s in kernel.widgets("TextModel").items() if s.get("placeholder") == "reason (optional)"]
+    # the rows' own reasons (the inbox's shared one, in its toolbar, is named "reason for the selection")
+    reasons = [cid for cid, s in kernel.widgets("TextModel").items() if s.get("description") == "reason for the decision"]
     update(kernel, reasons[2], {"value": "not this one"})
     kernel.click(kernel.button("Reject", ids[2]))
     run_dir = kernel.runs / ids[2]

@@ -64,6 +64,7 @@ def test_each_decided_card_names_what_it_folds(runs_dir: Path) -> None:
     decision = {"status": "approved", "approver_id": "ana", "decided_at": "2025-01-01T00:00:00Z"}
     summaries = [re.findall(r"<summary>(.*?)</summary>", pending_html(p, decision))[0] for p in drafts]
     assert summaries[0] != summaries[1], summaries
-    assert all(p.draft_id in s and "fs.append" in s for p, s in zip(drafts, summaries, strict=True)), summaries
+    # the tool and the id's end (the whole id, twice "draft", is among the details)
+    assert all(p.draft_id[-6:] in s and p.draft_id not in s and "fs.append" in s for p, s in zip(drafts, summaries, strict=True))
     veto = {"payload": {"rule_id": "no-rm", "message": "m"}, "timestamp": ""}
     assert "<summary>the veto of rule no-rm</summary>" in veto_html(veto, decision)
