@@ -12,6 +12,7 @@ import pandas as pd
 
 from .._jsonkeys import repeated_reason, screened
 from .._keywords import keywords_named
+from .._safetext import cut_free_text
 from ..secrets import redact
 from ..secrets.display import environ_hidden
 from ..secrets.environ import environ_secrets
@@ -159,7 +160,8 @@ def _records(
             problems.add(
                 url,
                 f"holds draft {quoted(doc.get('draft_id'))}, not {quoted(draft)} as its name says; this tool record "
-                "is not read (restore it from a backup or delete it)",
+                f"is not read (renamed by hand? move it back to {doc.get('draft_id')}.json; else restore {name} from a backup "
+                "of the run, keeping this copy out of the run folder)",
             )
             continue
         out[draft] = doc
@@ -413,7 +415,7 @@ def _run_drafts(
     calls = tool_calls(listed, seen)
     revealed: frozenset[str] | None = None
     for draft in calls.drafts:
-        p, a, e = prepared.get(draft, {}), approvals.get(draft, {}), executions.get(draft, {})
+        p, a, e = prepared.get(draft, {}), _reason_cut(approvals.get(draft, {})), executions.get(draft, {})
         # a read tool's draft is named by no event before its execution starts: its request's events are its own
         found = by_draft.get(draft) or by_request.get(str(p.get("request_id")), {})
         named = draft
@@ -599,3 +601,10 @@ def tools_df(
     df.attrs["errors"] = problems.as_records()
     warn_of_problems("tools_df", df.attrs["errors"], refs)
     return ids_shown(learned_hidden(df, loaded.revealed))
+
+
+def _reason_cut(approval: dict[str, Any]) -> dict[str, Any]:
+    """A decision record with its reason at most ``MAX_FREE_TEXT`` characters (``cut_free_text``), as the run's
+    other readers take it: a 10 MB reason any program wrote was screened and shown whole."""
+    reason = approval.get("reason")
+    return approval if not isinstance(reason, str) else {**approval, "reason": cut_free_text(reason)}
