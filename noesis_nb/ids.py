@@ -100,13 +100,14 @@ def validate_new_id(value: object, *, what: str = "episode id") -> str:
     ``ep-$API_KEY`` would be a folder's name in clear, quoted in every file of the run, while those files redact that
     value everywhere else), and a name a copy of the root on Windows can hold (no device name such as ``CON`` or
     ``nul.txt``, no final dot). An id read (not made) keeps any such name: only new ones are refused."""
-    fix = "leave episode_id out for a new one" if what == "episode id" else "pick another id"
+    # the way out each kind of id has besides another name: one made for it (an id of another kind: none)
+    made = {"episode id": "leave episode_id out for a new one", "batch id": "leave batch_id out for a new one"}.get(what)
     new_id = validate_id(value, what=what)
     if any(known and known in new_id for known in known_shown()):
         raise InvalidIdError(
             f"{what} {_shown(new_id)} holds a secret this process knows (its environment holds it, or a run learned "
             f"it): the id would name a folder or file in clear while run files store that value redacted; pick an id "
-            f"without it ({fix})"
+            "without it" + (f" ({made})" if made else "")
         )
     stem = new_id.split(".", 1)[0]
     if stem.casefold() in WINDOWS_RESERVED:
@@ -114,12 +115,12 @@ def validate_new_id(value: object, *, what: str = "episode id") -> str:
         raise InvalidIdError(
             f"{what} {quoted(new_id)} is a device name on Windows ({stem.upper()}, whatever follows a dot): a copy of "
             "the runs root there (a zip unpacked, a shared drive) could not hold its folder or file; pick another id "
-            f"(e.g. {quoted(prefix + new_id.replace('.', '_'))}), or {fix}"
+            f"(e.g. {quoted(prefix + new_id.replace('.', '_'))})" + (f", or {made}" if made else "")
         )
     if new_id.endswith("."):
         raise InvalidIdError(
             f"{what} {quoted(new_id)} ends with '.', which Windows drops from a folder's name (its copy would be named "
-            f"{quoted(new_id.rstrip('.'))}); end it with a letter, a digit or '_', or {fix}"
+            f"{quoted(new_id.rstrip('.'))}); end it with a letter, a digit or '_'" + (f", or {made}" if made else "")
         )
     return new_id
 

@@ -205,13 +205,17 @@ def check_batch_options(
         raise InvalidOptionError.unknown(unknown, (*BATCH_OPTIONS, *EPISODE_OPTIONS), "a batch")
     if isinstance(batch_id, str):  # said as batch_id=, before the id rules (which refuse it too, less clearly)
         _refuse_secret_name(batch_id, "batch_id", "pass a plain name such as 'nightly'")
-    # the rule of every new id (a run's too): no secret this process knows, a name Windows can hold
-    chosen = validate_new_id(batch_id, what="batch id") if batch_id is not None else new_batch_id()
+    chosen = validate_id(batch_id, what="batch id") if batch_id is not None else new_batch_id()
     if root is not None and not isinstance(root, (str, os.PathLike)):
         raise InvalidOptionError(f"root={quoted(root, 80)}: pass the runs root as a path (default: the configured runs dir)")
     runs_root = Path(config.runs_dir(root))
     _check_runs_root(runs_root)
-    _refuse_case_twin(runs_root, chosen)
+    if batch_id is not None and not os.path.lexists(runs_root / "batches" / f"{chosen}.json"):
+        # a new batch: the rule of every new id (a run's too): no secret this process knows, a name Windows can
+        # hold, no case twin. A batch recorded already is run again or continued under its own id, whatever rule
+        # its id was made under (``aux``, ``nightly.`` recorded before these rules)
+        validate_new_id(chosen, what="batch id")
+        _refuse_case_twin(runs_root, chosen)
     if upload_to is not None:
         _refuse_copies_into_root(upload_to, runs_root)
     return concurrency, chosen, runs_root
