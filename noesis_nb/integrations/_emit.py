@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._safetext import safe_repr
 from .._unstarted import to_await
+from ..capture.usage import text as cut_text
 from ..runtime.handreport import peer_text
 from ..secrets.quoted import quoted
 from ..store.phases import INTEGRATION_PHASE, missing_verb_minimum
@@ -213,7 +214,11 @@ def emit_row(ctx: EpisodeContext, item: Row) -> str:
             f"minimum {missing}; write it in the {quoted(INTEGRATION_PHASE)} phase instead"
         )
     if phase == "model":
-        return ctx.emit("model", payload, agent_id=f"model:{payload.get('provider') or 'unknown'}")
+        # the provider as the payload stores it (cut past 256 characters): the id stays within ``MAX_AGENT_ID``
+        provider = payload.get("provider")
+        return ctx.emit(
+            "model", payload, agent_id=f"model:{cut_text(provider) if isinstance(provider, str) else provider or 'unknown'}"
+        )
     return ctx.emit(phase, payload)
 
 

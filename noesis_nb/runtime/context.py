@@ -57,13 +57,17 @@ from .steer import free_text_made_safe
 if TYPE_CHECKING:
     from .episode import Episode
 
-__all__ = ["EpisodeContext", "parse_tool_name", "tool_repositories", "dispatcher"]
+__all__ = ["EpisodeContext", "parse_tool_name", "tool_repositories", "dispatcher", "MAX_AGENT_ID"]
 
 _VERBS = frozenset(VERB_MINIMA)
 # Phases the episode writes itself, which Noēsis checks against the run's lifecycle, candidates, tool
 # requests, learn records and summary: one written by the adapter would make the run invalid.
 _ENGINE_PHASES = frozenset({"start", "action_candidate", "governance", "tool", "runtime", "terminate", "insight", "learn"})
 _TOKEN_ARGS = TOKEN_FIELDS
+#: the longest agent id ``ctx.emit`` takes: room for ``model:`` and a provider cut as a captured call's is
+#: (``capture.usage.text``). Noēsis sets no limit; the id is written on every event and screened once per distinct id
+#: and run (a 2 KB id cost a millisecond, a 100 KB one was taken)
+MAX_AGENT_ID = 320
 
 
 class _Repositories(SimpleNamespace):
@@ -122,7 +126,8 @@ class EpisodeContext:
         self._plain_phases: set[str] = set()
 
     def emit(self, phase: str, payload: dict[str, Any] | None = None, *, agent_id: str | None = None) -> str:
-        """Append one event of the adapter's own (e.g. ``reason``, ``observe``); returns its id."""
+        """Append one event of the adapter's own (e.g. ``reason``, ``observe``); returns its id. ``agent_id`` (who
+        emits it; default the adapter's) is at most ``MAX_AGENT_ID`` characters: a longer one is refused."""
         if type(payload) is dict and type(phase) is str and phase in self._plain_phases and not agent_id:
             # the hot path: a phase this episode already accepted, which no check reads the payload for
             return self._episode.recorder.emit(phase, payload, agent_id=self._agent, caused_by=self._caused_by)["id"]  # type: ignore[no-any-return]
@@ -188,6 +193,12 @@ class EpisodeContext:
         ):
             self._plain_phases.add(phase)  # accepted as it is: its next event takes the hot path
         if agent_id and (type(agent_id) is not str or agent_id not in self._clean_names):  # (a subclass may lie to a set)
+            if isinstance(agent_id, str) and len(agent_id) > MAX_AGENT_ID:
+                raise InvalidOptionError(
+                    f"agent_id={quoted(agent_id, 60)} is longer than {MAX_AGENT_ID} characters, the most an agent id "
+                    "takes (it names who emits the event, on each of its events): name it shorter (e.g. 'worker-3' or "
+                    "'planner') and put longer text in the payload"
+                )
             agent_id = self._screened_name(agent_id)  # a sub-agent's endpoint, with its credentials in the URL
         event = self._episode.recorder.emit(phase, payload, agent_id=agent_id or self._agent, caused_by=caused_by)
         if refused is not None:

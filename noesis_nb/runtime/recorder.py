@@ -127,6 +127,7 @@ class Recorder:
         self._ids = itertools.count(len(self.events) + 1)
         self._agents = dict(_RUNTIME_AGENTS)  # each agent id as written (``_agent_shown``): one screen per distinct id
         self.secrets = secrets_for_run(self.run_dir)  # secrets seen in this run: kept out of what it writes
+        self._agents_judged = self.secrets.values  # the values ``_agents`` was judged with (``_agents_rejudged``)
         self.secrets.observe(state.get("goal"), (state.get("episode") or {}).get("tags"))
         # what the summary needs, kept per event (sealing stays constant time), and the token usage so far
         self._tally = EventTally.of(self.events)
@@ -274,6 +275,14 @@ class Recorder:
             self._agents[agent_id] = out
         return out
 
+    def _agents_rejudged(self) -> dict[str, Any]:
+        """The agent ids judged, forgotten once the run learned a value (its ``secrets.values`` replaced): an id judged
+        before held it in clear, and the events written next, which subscribers get as they are, would too. The
+        runtime's own ids are kept. Asked only when the values changed: an event pays one identity compare."""
+        self._agents_judged = self.secrets.values
+        self._agents = dict(_RUNTIME_AGENTS)
+        return self._agents
+
     def emit(
         self,
         phase: str,
@@ -296,7 +305,8 @@ class Recorder:
         event: dict[str, Any] = {
             "id": event_id,
             "episode_id": self.episode_id,
-            "agent_id": self._agents.get(agent_id) or self._agent_shown(agent_id),
+            "agent_id": (self._agents if self.secrets.values is self._agents_judged else self._agents_rejudged()).get(agent_id)
+            or self._agent_shown(agent_id),
             "phase": phase,
             "payload": self.secrets.screen(payload, event_id=event_id, phase=phase),
             "evidence_ids": [],  # a list per event: subscribers see what is written (a shared tuple read `()`)
