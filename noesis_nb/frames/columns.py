@@ -169,7 +169,8 @@ RUN_COLUMNS: dict[str, tuple[str, str]] = {
     "waiting_s": (
         "float",
         "time paused waiting for people (run.interrupt or run.checkpoint to run.resume); duration_s - waiting_s is the "
-        "running time the view shows; <NA> while the run waits for a person now (paused), as its duration_s",
+        "running time the view shows; <NA> while the run waits for a person now (paused), as its duration_s, and "
+        "for an imported trace that records an approval (its wait is not in the run's log)",
     ),
     "governance_mode": ("category", "off, audit or enforce"),
     "act_count": (
@@ -183,7 +184,8 @@ RUN_COLUMNS: dict[str, tuple[str, str]] = {
         "tool calls, as tools_df's rows: the drafts and each tool.requested no draft came of (a call refused before "
         "its draft, or cut off before it), from the log when it is read, else x-noesis_nb.tool_requests of the sealed "
         "summary; <NA> when neither tells (a summary without that count, changed since its seal, or counting fewer "
-        "than the drafts) or a tool record a sealed run's manifest lists is gone or changed",
+        "than the drafts), a tool record a sealed run's manifest lists is gone or changed, or an imported trace "
+        "records more tool calls than these (its calls become no drafts: tools_df has no row for them)",
     ),
     "pending_approvals": ("int", "drafts waiting for a human decision"),
     "model_calls": (
@@ -206,6 +208,11 @@ RUN_COLUMNS: dict[str, tuple[str, str]] = {
     "task_index": ("int", "the run's task in its batch's task list"),
     "batch_adapter": ("category", "the adapter's name in its batch (the key of using={name: adapter})"),
     "score": ("float", "summary.metrics.score: the batch scorer's verdict (a bool as 1.0 / 0.0); NaN when unscored"),
+    "score_is_bool": (
+        "bool",
+        "summary.metrics.score is a JSON true or false (the scorer returned a bool): batch_summary gives such scores "
+        "Wilson's interval, any other score a t interval; <NA> when unscored",
+    ),
     "sealed": (
         "bool",
         "manifest.json is a regular file of the run (written last: a run with final.json but no manifest is still being "
@@ -282,6 +289,15 @@ USAGE_COLUMNS: dict[str, tuple[str, str]] = {
     "cache_write_input_tokens": ("int", "part of input written to cache"),
     "output_tokens": ("int", "total output tokens (reasoning included)"),
     "reasoning_tokens": ("int", "part of output spent reasoning"),
+    "cache_write_1h_input_tokens": (
+        "int",
+        "part of cache_write_input_tokens kept one hour (Anthropic's), priced at its own rate; <NA> none reported",
+    ),
+    "web_search_requests": (
+        "int",
+        "web searches the call ran (Anthropic's server tool, OpenAI Responses' web_search_call items), priced per "
+        "search; <NA> none reported",
+    ),
     "latency_ms": ("float", "call latency"),
     "cost_usd": ("float", "priced now from tokens; NaN when unpriced, never 0"),
     "priced": ("bool", "a price was found and input/output tokens are known"),

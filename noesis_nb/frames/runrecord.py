@@ -24,6 +24,7 @@ from ..store.eventlog import WIDE_BOMS, WIDE_TEXT, lone_cr_as_newline, parse_lin
 from ..store.layout import PREPARED_DIRS
 from ..store.sealing import SealState, UnreadableSealFile
 from ..store.status import run_status
+from ..store.vocab import RECORDED_APPROVALS_TAG, RECORDED_TOOL_CALLS_TAG
 from ..tools.awaiting import awaits_decision
 from .coerce import obj
 from .eventids import names_only, other_episodes
@@ -251,6 +252,11 @@ def read_run(
     status = _known_status(_status(ref, summary, state, tail, problems), problems)
     if pause_open and status == "paused":
         waiting = None  # it waits for a person now: how long is not known until the run resumes (as its duration)
+    recorded_calls, recorded_approvals = _recorded_tools(summary, state)
+    if recorded_calls and (tool_calls is None or tool_calls < recorded_calls):
+        tool_calls = None  # an imported trace's calls became no drafts: tools_df lists none of them, so not 0
+    if recorded_approvals:
+        waiting = None  # an imported trace's approval waits are not in its log: how long a person took is not known
     record: RunRecord = {
         "ref": ref,
         "summary": summary,
@@ -276,6 +282,15 @@ def read_run(
         "known_sizes": {k: v[0] for k, v in stamp.items() if v is not None and k.endswith((".json", ".jsonl"))},
     }
     return record, stamp, record["problems"]
+
+
+def _recorded_tools(summary: dict[str, Any] | None, state: dict[str, Any] | None) -> tuple[int, int]:
+    """The tool calls and approvals an imported trace records (``RECORDED_TOOL_CALLS_TAG``, ``RECORDED_APPROVALS_TAG``
+    of the run's tags, the summary's or else the state's): 0 for a run that was not imported."""
+    tags = obj(summary, "tags") if summary is not None else obj(obj(state, "episode"), "tags")
+    said = [tags.get(k) for k in (RECORDED_TOOL_CALLS_TAG, RECORDED_APPROVALS_TAG)]
+    calls, approvals = (v if type(v) is int and v > 0 else 0 for v in said)
+    return calls, approvals
 
 
 def _ended_log_lost(ref: RunRef, summary: dict[str, Any], stamp: dict[str, Any], problems: list[LoadProblem]) -> None:

@@ -32,6 +32,7 @@ from ..secrets.quoted import quoted
 from ..store.patience import running_loop
 from ..store.replayclock import ReplayClock
 from ..store.roots import check_root, refuse_run_as_root
+from ..store.vocab import RECORDED_APPROVALS_TAG, RECORDED_TOOL_CALLS_TAG
 from ._dedupe import DIGEST_TAG, import_lock, imported_before, trace_digest
 from ._emit import PHASE, Row, emit_row, row
 from ._ending import Ending
@@ -400,7 +401,33 @@ def _import_whole(
             )
             return earlier
         replay = replay_of(replayed(read, failure), ReplayClock(start))
-        return _solve_warned(task, replay, {**opts, "tags": {**(tags or {}), DIGEST_TAG: digest}})
+        return _solve_warned(task, replay, {**opts, "tags": {**(tags or {}), **recorded_tools(read), DIGEST_TAG: digest}})
+
+
+_CALL_IDS = ("call_id", "tool_call_id", "toolCallId")
+
+
+def recorded_tools(rows: Iterable[Any]) -> dict[str, int]:
+    """The tags saying how many tool calls and approval requests a whole trace records (none when it records none).
+
+    A call is one call id over its rows (a Noeta call's approval request and start are one call); a row naming no
+    id is a call of its own. A row marked ``repeated`` (the same envelope saved twice) counts nothing."""
+    ids: set[str] = set()
+    calls = approvals = 0
+    for item in rows:
+        payload = item[1] if isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], dict) else {}
+        kind = payload.get("kind")
+        if kind not in ("tool_call", "approval_requested") or payload.get("repeated"):
+            continue
+        approvals += kind == "approval_requested"
+        ident = next((payload[k] for k in _CALL_IDS if payload.get(k) is not None), None)
+        if ident is None:
+            calls += kind == "tool_call"
+        elif repr(ident) not in ids:
+            ids.add(repr(ident))
+            calls += 1
+    said = {RECORDED_TOOL_CALLS_TAG: calls, RECORDED_APPROVALS_TAG: approvals}
+    return {k: v for k, v in said.items() if v}
 
 
 def _close_quietly(items: Any) -> None:

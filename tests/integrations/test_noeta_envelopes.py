@@ -69,7 +69,10 @@ def test_import_noeta_writes_a_sealed_run(runs_dir):
     run_dir = runs_dir / episode
     assert read_json(run_dir / "summary.json")["status"] == "ok" and verify_manifest(run_dir).ok
     state = read_json(run_dir / "state.json")
-    assert state["episode"]["tags"] == {"source": "noeta", "trace_digest": state["episode"]["tags"]["trace_digest"]}
+    tags = state["episode"]["tags"]
+    # the saved log's one delete_file call, asked for approval: tools_df has no row for it (runs_df says <NA>)
+    counted = {"recorded_tool_calls": 1, "recorded_approvals": 1}
+    assert tags == {"source": "noeta", "trace_digest": tags["trace_digest"], **counted}
     assert state["episode"]["tags"]["trace_digest"].startswith("hmac-sha256:") and state["goal"]["task"] == "delete x.txt"
     assert read_json(run_dir / "final.json")["outcome"] == "success"
 
