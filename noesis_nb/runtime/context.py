@@ -122,15 +122,25 @@ class EpisodeContext:
         self.inputs = dict(episode.options.inputs)  # a batch task's own inputs ({} otherwise)
         self._agent = f"adapter:{episode.adapter.label}" if episode.adapter else "adapter:core.minimal"
         self._clean_names: set[str] = set()  # phases this run found holding no secret (judged once)
+        self._secrets = episode.recorder.secrets
+        self._names_judged = self._secrets.values  # the values the names were judged with (``_names_rejudged``)
         # phases accepted whole (no engine phase, no slip, holding no secret) whose checks never read the payload
         self._plain_phases: set[str] = set()
 
     def emit(self, phase: str, payload: dict[str, Any] | None = None, *, agent_id: str | None = None) -> str:
         """Append one event of the adapter's own (e.g. ``reason``, ``observe``); returns its id. ``agent_id`` (who
         emits it; default the adapter's) is at most ``MAX_AGENT_ID`` characters: a longer one is refused."""
-        if type(payload) is dict and type(phase) is str and phase in self._plain_phases and not agent_id:
+        if (
+            type(payload) is dict
+            and type(phase) is str
+            and phase in self._plain_phases
+            and not agent_id
+            and self._secrets.values is self._names_judged
+        ):
             # the hot path: a phase this episode already accepted, which no check reads the payload for
             return self._episode.recorder.emit(phase, payload, agent_id=self._agent, caused_by=self._caused_by)["id"]  # type: ignore[no-any-return]
+        if self._secrets.values is not self._names_judged:
+            self._names_rejudged()
         if type(payload) is not dict:
             if payload is None:
                 payload = {}
@@ -205,6 +215,13 @@ class EpisodeContext:
             raise ValueError(f"{refused} (the call is recorded with its token counts unknown, so its cost reads unknown)")
         return str(event["id"])
 
+    def _names_rejudged(self) -> None:
+        """Forget the names found clean once the run learned a value (its ``secrets.values`` replaced): a phase or
+        agent id judged before may hold it, and would reach subscribers in clear on every later event."""
+        self._names_judged = self._secrets.values
+        self._clean_names.clear()
+        self._plain_phases.clear()
+
     def _screened_name(self, text: str) -> str:
         """``text`` (a phase, an adapter's or a captured call's agent id: written beside the payload) with its secrets
         redacted, as the payload's are, read as the characters it holds (``exact``: a str subclass may lie); a name
@@ -228,6 +245,8 @@ class EpisodeContext:
         ``emit``'s checks are skipped, not needed: capture writes a plain dict of phase ``model`` whose counts it
         read as counts (``capture.usage.count``), and every captured call passes here. Its agent id (``model:<provider>``,
         the provider as the client names it) is screened as ``emit`` screens an adapter's."""
+        if self._secrets.values is not self._names_judged:
+            self._names_rejudged()
         if type(agent_id) is not str or agent_id not in self._clean_names:
             agent_id = self._screened_name(agent_id)
         return str(self._episode.recorder.emit("model", payload, agent_id=agent_id, caused_by=self._caused_by)["id"])

@@ -93,3 +93,29 @@ def test_a_peers_long_provider_is_written_cut_in_its_agent_id_as_in_its_payload(
     model = next(e for e in events if e["phase"] == "model")
     assert model["agent_id"] == f"model:{model['payload']['provider']}", model["agent_id"][:80]
     assert model["agent_id"].startswith("model:peer-ppp") and len(model["agent_id"]) <= MAX_AGENT_ID
+
+
+def test_a_phase_accepted_before_a_value_is_learned_is_hidden_in_live_events_after(runs_dir: Path) -> None:
+    secret = _secret()
+    seen: list[dict[str, Any]] = []
+
+    def agent(task: str, ctx: Any) -> int:
+        ctx.emit(f"x-{secret}", {"n": 1})  # accepted whole: its next event takes the hot path
+        ctx.emit(f"x-{secret}", {"n": 2})
+        for_run(ctx.run_dir).learn([secret])
+        ctx.emit(f"x-{secret}", {"n": 3})
+        ctx.emit("note", {"n": 4}, agent_id=f"sub-{secret}")
+        return 1
+
+    async def cell() -> None:
+        handle = noesis_nb.start("t", using=agent, runs_dir=runs_dir)
+        handle.subscribe(seen.append)
+        await handle.wait()
+
+    asyncio.run(cell())
+    after = [e for e in seen if e["payload"].get("n") in (3, 4)]
+    assert [(e["phase"], e["agent_id"]) for e in after] == [
+        ("x-[REDACTED]", "adapter:agent"),
+        ("note", "sub-[REDACTED]"),
+    ], [(e["phase"], e["agent_id"]) for e in after]
+    assert [p for p in runs_dir.rglob("*") if p.is_file() and secret.encode() in p.read_bytes()] == []
