@@ -69,7 +69,9 @@ NO_RUN_FILES = "a folder holding no run file"
 #: (``_looped_links``): its runs are read once, where they are
 LINK_TO_ROOT = "a symbolic link back to the runs root itself"
 LINK_IN_ROOT = "a symbolic link to a folder of the runs root"
-#: the same links by any other name (``again -> .``, a shortcut to a label): skipped as well, and said as well
+#: the same links by any other name: ``again -> .`` is skipped and said; a shortcut to a run or a label of the root
+#: (``latest -> ep_…``, ``labels -> label``: ``ALIAS_IN_ROOT``) is skipped and not said (``_shortcut``): nothing is lost,
+#: and a shortcut kept on purpose is no problem of every load
 ALIAS_OF_ROOT = "a symbolic link back to the runs root itself, its runs read where they are"
 ALIAS_IN_ROOT = "a symbolic link to a folder of the runs root, its runs read where they are"
 #: a link followed (this user's own) to a folder holding no run and no folder of runs (``x -> /etc``)
@@ -127,8 +129,14 @@ def stray_run_files(root: str) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     children = _children(root, found)
     looped = _looped_links(root, children)
-    found += looped + _links_to_no_run(children, {path for path, _ in looped})
+    found += [link for link in looped if not _shortcut(link)] + _links_to_no_run(children, {path for path, _ in looped})
     return sorted(found + _still_empty(root))
+
+
+def _shortcut(link: tuple[str, str]) -> bool:
+    """Whether a (path, what) of ``_looped_links`` is a shortcut (a link not named like a run to a run or a label of
+    the root, ``latest -> ep_…``): its runs are read where they are, and it is no problem (not said)."""
+    return link[1] == ALIAS_IN_ROOT
 
 
 def _links_to_no_run(children: list[tuple[str, bool]], looped: set[str]) -> list[tuple[str, str]]:
@@ -333,7 +341,7 @@ def scan_run_dirs_with_stats(root: str) -> list[tuple[str, os.stat_result | None
         elif len(out) == runs_below and linked:  # a link followed to no run: said, not skipped silently
             no_run_links.append((child, LINK_NO_RUN))
     looped = _looped_links(root, children)
-    strays += looped
+    strays += [link for link in looped if not _shortcut(link)]
     strays += [(path, what) for path, what in no_run_links if path not in {p for p, _ in looped}]
     _remember_strays(root, stamp, strays)
     if empty or root in _NO_RUN_FOLDERS:

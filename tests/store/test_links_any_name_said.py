@@ -1,8 +1,8 @@
-"""Every link a runs root's scan skips is said, whatever its name: ``again -> .`` (back to the root), ``latest ->
-ep_…`` (a run of it), ``labels -> label`` (a label of it) are read where they lead, and ``x -> /etc`` (this user's
-link to a folder of no run) holds nothing to read; each is one problem naming it in every frame's ``attrs["errors"]``
-and in ``list_runs(…).problems``, cold and warm. Only links named like a run (``ep_…``) were said; the others were
-dropped without a word. A link to a run kept elsewhere is read as a run, and not said."""
+"""A link a runs root's scan skips is said, whatever its name, unless it is a shortcut: ``again -> .`` (back to the
+root) is read where it leads and ``x -> /etc`` (this user's link to a folder of no run) holds nothing to read; each is
+one problem naming it in every frame's ``attrs["errors"]`` and in ``list_runs(…).problems``, cold and warm. A shortcut
+(``latest -> ep_…``, a run of the root; ``labels -> label``, a label of it) loses nothing and is kept on purpose: read
+where it leads, and no problem of every load. A link to a run kept elsewhere is read as a run, and not said."""
 
 from __future__ import annotations
 
@@ -33,11 +33,9 @@ def root(tmp_path: Path) -> Path:
 def test_each_link_skipped_by_any_name_is_one_problem_naming_it(root: Path, tmp_path: Path) -> None:
     links = {
         "again": Path("."),
-        "latest": Path(FIRST),
-        "labels": Path("label"),
         "x": tmp_path / "no_runs",
     }
-    for name, target in links.items():
+    for name, target in {**links, "latest": Path(FIRST), "labels": Path("label")}.items():
         os.symlink(target, root / name)
     os.symlink(tmp_path / "elsewhere" / ELSEWHERE, root / "kept")  # a run linked in: read, not said
     said_of = {str(root / name) for name in links}
