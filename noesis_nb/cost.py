@@ -71,6 +71,9 @@ __all__ = [
 ]
 
 _FIELDS = ("input", "cached_input", "cache_write", "output")
+#: a user table's rates of the counts billed apart (``store.vocab.BILLED_COUNTS``): ``cache_write_1h`` USD per million
+#: tokens (none: the table's ``cache_write``), ``web_search`` USD per search (none: unknown, noted, never priced as 0)
+_BILLED_FIELDS = ("cache_write_1h", "web_search")
 
 
 @dataclass(frozen=True)
@@ -79,7 +82,8 @@ class Price:
 
     ``reasoning``: the model's own rate for reasoning tokens (None: they cost the output rate);
     ``per_call``: USD charged per call whatever its size; ``cache_write_1h``: the rate of cache writes kept one
-    hour (None: the ``cache_write`` rate); ``web_search``: USD per server-side web search; ``tiers``: ``(field, start, rate)``
+    hour (None: the ``cache_write`` rate); ``web_search``: USD per server-side web search (None, a user table that
+    gives none: unknown, the searches priced as none and counted in ``price_assumptions``); ``tiers``: ``(field, start, rate)``
     sorted by start: a call whose input tokens exceed ``start`` pays ``rate`` for all of that
     field's tokens (the highest such tier wins). A user table's prices are flat (no tiers).
     """
@@ -93,7 +97,7 @@ class Price:
     per_call: float = 0.0
     tiers: tuple[tuple[str, int, float], ...] = ()
     cache_write_1h: float | None = None
-    web_search: float = 0.0
+    web_search: float | None = 0.0
 
     @property
     def fallbacks(self) -> tuple[str, ...]:
@@ -251,7 +255,7 @@ class PriceTable:
             if unknown:  # a misspelt cached_input would silently be charged at the input rate (a "notes" column is kept out)
                 raise InvalidOptionError(
                     f"price for {quoted(key)} has unknown field(s) {unknown}"
-                    f"{_close(unknown, _ROW_KEYS)}; the fields are {list(_FIELDS)} (and provider)"
+                    f"{_close(unknown, _ROW_KEYS)}; the fields are {list(_FIELDS + _BILLED_FIELDS)} (and provider)"
                 )
             missing = [name for name in ("input", "output") if row.get(name) in (None, "")]
             if missing:
@@ -264,9 +268,15 @@ class PriceTable:
                 cached_input=_opt(key, "cached_input", row.get("cached_input")),
                 cache_write=_opt(key, "cache_write", row.get("cache_write")),
                 source=source,
+                cache_write_1h=_opt(key, "cache_write_1h", row.get("cache_write_1h")),
+                web_search=_opt(key, "web_search", row.get("web_search"), "USD per search, e.g. 0.01"),
             )
-        canonical = json.dumps(
-            {f"{p or ''}/{m}": [getattr(v, f) for f in _FIELDS] for (p, m), v in sorted(self._prices.items(), key=str)}
+        canonical = json.dumps(  # (the billed rates only when given: a table without them keeps its version)
+            {
+                f"{p or ''}/{m}": [getattr(v, f) for f in _FIELDS]
+                + [[f, getattr(v, f)] for f in _BILLED_FIELDS if getattr(v, f) is not None]
+                for (p, m), v in sorted(self._prices.items(), key=str)
+            }
         )
         self.version = hashlib.sha256(canonical.encode()).hexdigest()[:12]
 
@@ -342,7 +352,7 @@ class PriceTable:
         return {model for _, model in self._prices}
 
 
-_ROW_KEYS = (*_FIELDS, "provider", "model")
+_ROW_KEYS = (*_FIELDS, *_BILLED_FIELDS, "provider", "model")
 
 
 _PRICE_WORDS = ("input", "output", "cache", "cached", "read", "write", "price", "rate", "token", "cost", "usd")
@@ -364,8 +374,9 @@ def _close(names: list[Any], known: tuple[str, ...]) -> str:
     return f" (did you mean {', '.join(map(repr, close))}?)" if close else ""
 
 
-def _rate_of(key: Any, name: str, value: Any) -> float:
-    """One price of a user table: a finite number ≥ 0 of USD per million tokens (number-like text, as in a CSV, too)."""
+def _rate_of(key: Any, name: str, value: Any, unit: str = "USD per million tokens as a number ≥ 0, e.g. 2.5") -> float:
+    """One price of a user table: a finite number ≥ 0 of USD per million tokens (``web_search``: per search;
+    number-like text, as in a CSV, too)."""
     rate: float | None = None
     if not isinstance(value, bool):
         try:
@@ -373,15 +384,14 @@ def _rate_of(key: Any, name: str, value: Any) -> float:
         except (TypeError, ValueError):
             rate = None
     if rate is None or not math.isfinite(rate) or rate < 0:
-        raise InvalidOptionError(
-            f"price for {quoted(key)}: {name}={quoted(value, 40)} is not a price; give USD per million tokens as a "
-            f"number ≥ 0, e.g. 2.5"
-        )
+        raise InvalidOptionError(f"price for {quoted(key)}: {name}={quoted(value, 40)} is not a price; give {unit}")
     return rate
 
 
-def _opt(key: Any, name: str, value: Any) -> float | None:
-    return None if value in (None, "") else _rate_of(key, name, value)
+def _opt(key: Any, name: str, value: Any, unit: str | None = None) -> float | None:
+    if value is None or (type(value) is str and not value):
+        return None
+    return _rate_of(key, name, value) if unit is None else _rate_of(key, name, value, unit)
 
 
 @dataclass
@@ -608,9 +618,12 @@ def _note(
     tiered: dict[str, dict[str, int]],
 ) -> None:
     """Record what priced these rows beyond the base rates: input-price fallbacks, assumed counts, tiers."""
-    used = [f for f, c in _PARTS[:2] if f in price.fallbacks and np.nansum(part[c]) > 0]
+    used = [f"{f} priced as input" for f, c in _PARTS[:2] if f in price.fallbacks and np.nansum(part[c]) > 0]
+    hour = part.get("cache_write_1h_input_tokens")
+    if price.cache_write_1h is None and hour is not None and np.nansum(hour[ok]) > 0:
+        used.append("cache_write_1h priced as cache_write")  # (a table's hour-long writes at its 5-minute rate)
     if used:
-        fallbacks[name] = [f"{f} priced as input" for f in used]
+        fallbacks[name] = used
     for field_, column in _PARTS:
         if price.own_rate(field_):
             assumed = int((ok & np.isnan(part[column])).sum())
@@ -623,6 +636,12 @@ def _note(
             counts = tiered.setdefault(name, {})
             label = f"input_tokens > {start}"
             counts[label] = counts.get(label, 0) + above
+    searches = part.get("web_search_requests")
+    if price.web_search is None and searches is not None:  # a table with no web-search rate: the searches unpriced
+        unpriced = int((ok & (np.nan_to_num(searches) > 0)).sum())
+        if unpriced:
+            counts = assumptions.setdefault(name, {})
+            counts["web_search_requests"] = counts.get("web_search_requests", 0) + unpriced
 
 
 def _stamps(ts: Any, n: int) -> np.ndarray:

@@ -128,6 +128,8 @@ class ModelCall:
     token: Any = None  # what the scope's watcher handed back when the call started
     unparsed: Any = None  # the response a parse helper's post-parser was given (kept only if it raises)
     fill: dict[str, int | None] | None = None  # the counts written when the adapter reported the call first
+    streamed_searches = 0  # those a stream's ``response.output_item.done`` events named
+    searches = 0  # a Responses answer's ``web_search_call`` items (billed per search: ``store.vocab.BILLED_COUNTS``)
     began = 0  # the scope's ``calls_started`` once this call was admitted
     running = False  # a Responses answer still ``queued`` / ``in_progress`` (``background=True``)
     parked = False  # such a response, waiting for the retrieve (or cancel) in the episode that ends it
@@ -266,6 +268,7 @@ class ModelCall:
             reason = _text(u.get(u.get(result, "incomplete_details"), "reason"))
             self.running = status in ("queued", "in_progress")
             self.stop_reason = reason or (None if self.running else status)  # not ended: no reason
+            self.searches = max(self.searches, u.web_searches(u.get(result, "output")))
             if status == "failed":
                 error = u.get(result, "error")
                 self.problem = _reported(u.get(error, "code"), u.get(error, "message"), "response.failed")
@@ -375,6 +378,8 @@ class ModelCall:
                         self._await_retrieve()
                 elif u.get(item, "type") == "error":  # the stream's own error event: the SDK does not raise on it
                     self.problem = _reported(u.get(item, "code"), u.get(item, "message"), "error")
+                elif u.get(item, "type") == "response.output_item.done":  # a search done, in a stream cut before its end
+                    self.streamed_searches += u.web_searches([u.get(item, "item")])
             else:
                 kind = u.get(item, "type")
                 if kind == "message_start":
@@ -537,6 +542,9 @@ class ModelCall:
             "stop_reason": self.stop_reason,
             "streamed": self.streamed,
         }
+        searches = max(self.searches, self.streamed_searches)
+        if searches:  # (a key only when searches were made: most calls make none)
+            payload["web_search_requests"] = searches
         if self.parked:
             payload["background"] = True
         if self.streamed and self.first_chunk is not None:

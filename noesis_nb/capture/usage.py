@@ -10,6 +10,8 @@ and returns the five ``TOKEN_FIELDS``; a count the provider did not report is No
 - OpenAI Responses: ``input_tokens`` (with ``input_tokens_details.cached_tokens`` and
   ``.cache_write_tokens``) and ``output_tokens`` (with ``output_tokens_details.reasoning_tokens``),
   the same rule.
+  A response's ``output`` items of type ``web_search_call`` are its web searches, billed per search
+  (``web_searches``; kept as ``web_search_requests``, one of ``store.vocab.BILLED_COUNTS``).
 - Anthropic Messages: ``input_tokens`` counts only the uncached input, so the total is
   ``input_tokens + cache_read_input_tokens + cache_creation_input_tokens``; reasoning (thinking)
   is part of ``output_tokens`` and not reported apart. The 1-hour part of the cache writes
@@ -32,6 +34,7 @@ __all__ = [
     "MAX_TEXT",
     "openai_chat",
     "openai_responses",
+    "web_searches",
     "openai_embeddings",
     "anthropic",
     "fitted_counts",
@@ -176,6 +179,14 @@ def openai_responses(usage: Any) -> Counts:
         get(details, "cache_write_tokens"),
         get(get(usage, "output_tokens_details"), "reasoning_tokens"),
     )
+
+
+def web_searches(output: Any) -> int:
+    """How many web searches a Responses answer's ``output`` items ran (its ``web_search_call`` items; OpenAI bills
+    each, as genai-prices' ``web_searches`` prices them); 0 for anything else."""
+    if type(output) is not list:
+        return 0
+    return sum(1 for item in output if get(item, "type") == "web_search_call")
 
 
 def openai_embeddings(usage: Any) -> Counts:

@@ -2,7 +2,7 @@
 
 Both read ``runs_df`` rows (or load them): a task re-run in a batch (``rerun_failed``, a run lost
 with its process) counts once, by its latest run. Success is status ``ok`` among finished runs;
-rates (and 0/1 scores: a bool ``score``) get Wilson's score interval, means (other scores, paired differences)
+rates (and bool scores: ``runs_df.score_is_bool``) get Wilson's score interval, means (other scores, paired differences)
 Student's t interval.
 """
 
@@ -101,6 +101,15 @@ _SUMMARY = [
 ]
 
 
+def _bool_scores(finished: pd.DataFrame) -> bool:
+    """Whether every score of these runs was recorded as a JSON boolean (``runs_df.score_is_bool``); a frame without
+    that column (made by hand) has numbers, not bools."""
+    if "score_is_bool" not in finished:
+        return False
+    kinds = finished["score_is_bool"][finished["score"].notna()]
+    return bool(len(kinds)) and bool(kinds.fillna(False).astype(bool).all())
+
+
 def batch_summary(runs: Any) -> pd.DataFrame:
     """Per adapter: finished runs, success rate (Wilson 95%), mean score (t 95%), cost and tokens per task, p50/p95 duration.
 
@@ -114,7 +123,8 @@ def batch_summary(runs: Any) -> pd.DataFrame:
         finished = group[group["status"].astype(str).isin(sorted(TERMINAL_STATUSES))]
         n, ok = len(finished), int((finished["status"].astype(str) == "ok").sum())
         low, high = wilson(ok, n)
-        mean, score_low, score_high = score_interval(finished["score"].to_numpy(dtype=float, na_value=np.nan))
+        scores = finished["score"].to_numpy(dtype=float, na_value=np.nan)
+        mean, score_low, score_high = score_interval(scores, bools=_bool_scores(finished))
         tokens = finished["input_tokens"].astype("Float64") + finished["output_tokens"].astype("Float64")
         durations, meaning = running_time(finished)
         rows.append(
@@ -139,7 +149,7 @@ def batch_summary(runs: Any) -> pd.DataFrame:
         )
     out = pd.DataFrame(rows, columns=_SUMMARY).set_index("adapter")  # no runs: no rows, the same columns
     meaning = running_time(frame.iloc[:0])[1]
-    scores = "Wilson score, 95% (0/1 scores); else Student t, 95%"
+    scores = "Wilson score, 95% (bool scores); else Student t, 95%"
     out.attrs.update(success_interval="Wilson score, 95%", score_interval=scores, duration=meaning)
     return out
 

@@ -208,6 +208,11 @@ RUN_COLUMNS: dict[str, tuple[str, str]] = {
     "task_index": ("int", "the run's task in its batch's task list"),
     "batch_adapter": ("category", "the adapter's name in its batch (the key of using={name: adapter})"),
     "score": ("float", "summary.metrics.score: the batch scorer's verdict (a bool as 1.0 / 0.0); NaN when unscored"),
+    "score_is_bool": (
+        "bool",
+        "summary.metrics.score is a JSON true or false (the scorer returned a bool): batch_summary gives such scores "
+        "Wilson's interval, any other score a t interval; <NA> when unscored",
+    ),
     "sealed": (
         "bool",
         "manifest.json is a regular file of the run (written last: a run with final.json but no manifest is still being "
@@ -284,6 +289,15 @@ USAGE_COLUMNS: dict[str, tuple[str, str]] = {
     "cache_write_input_tokens": ("int", "part of input written to cache"),
     "output_tokens": ("int", "total output tokens (reasoning included)"),
     "reasoning_tokens": ("int", "part of output spent reasoning"),
+    "cache_write_1h_input_tokens": (
+        "int",
+        "part of cache_write_input_tokens kept one hour (Anthropic's), priced at its own rate; <NA> none reported",
+    ),
+    "web_search_requests": (
+        "int",
+        "web searches the call ran (Anthropic's server tool, OpenAI Responses' web_search_call items), priced per "
+        "search; <NA> none reported",
+    ),
     "latency_ms": ("float", "call latency"),
     "cost_usd": ("float", "priced now from tokens; NaN when unpriced, never 0"),
     "priced": ("bool", "a price was found and input/output tokens are known"),

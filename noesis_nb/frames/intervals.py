@@ -54,12 +54,14 @@ def mean_interval(values: np.ndarray) -> tuple[float, float, float]:
 _SCALED_PAST = 1e150  # a value past this may overflow a sum of a few (or its square): values are scaled first
 
 
-def score_interval(values: np.ndarray) -> tuple[float, float, float]:
-    """(mean, low, high) of scores: a share with Wilson's interval when every finite score is 0 or 1 (a bool score:
-    a t interval would reach below 0 and above 1), else ``mean_interval``'s (nan bounds under 2 values)."""
+def score_interval(values: np.ndarray, *, bools: bool) -> tuple[float, float, float]:
+    """(mean, low, high) of scores: a share with Wilson's interval when the scores are bools (``bools``: the scorer
+    returned True/False, recorded as JSON booleans; a t interval would reach below 0 and above 1), else
+    ``mean_interval``'s (nan bounds under 2 values). A number on a wider scale that happened to be 0 or 1 each time
+    (bugs found: 0, 1, 1, 0) is no share: the values alone do not say it is one."""
     x = np.asarray(values, dtype=float)
     x = x[np.isfinite(x)]
-    if len(x) < 2 or not np.isin(x, (0.0, 1.0)).all():
+    if len(x) < 2 or not bools or not np.isin(x, (0.0, 1.0)).all():
         return mean_interval(x)
     k = float(x.sum())
     return k / len(x), *wilson(k, len(x))

@@ -51,7 +51,7 @@ from .source import RunRef
 __all__ = ["RunIndex", "index_for", "forget_indexes", "cache_tag", "remove_left_temps", "INDEX_DIR"]
 
 INDEX_DIR = "runs-index"
-_FORMAT = b"noesis_nb runs index 2\n"  # 2: stamps hold the inode and device
+_FORMAT = b"noesis_nb runs index 3\n"  # 2: stamps hold the inode and device; 3: rows hold score_is_bool
 _MAX_BYTES = 1 << 30  # a root of 100,000 runs is ~150 MB
 _MAX_ENTRIES = 400_000
 _LOCK = threading.Lock()

@@ -305,7 +305,7 @@ def _record(
 
 
 #: the figures a run's summary gives: unknown when it is no longer the summary the run was sealed with
-_SUMMARY_FIGURES = ("success", "act_count", "veto_count", "score")
+_SUMMARY_FIGURES = ("success", "act_count", "veto_count", "score", "score_is_bool")
 
 
 def _checked_row(record: RunRecord, run_problems: list[LoadProblem]) -> dict[str, Any]:
@@ -597,6 +597,8 @@ def _row(record: RunRecord, report: Callable[[str], Report]) -> dict[str, Any]:
     }
     # values come mostly from the summary (else state.json): a misfit is reported against that file
     clean_row(row, _ROW_COLUMNS, in_summary if record["summary"] is not None else in_state)
+    if row["score"] is None:  # a score read as unknown is of no kind
+        row["score_is_bool"] = None
     named = row["episode_id"]
     if named is not None and named != ref.name:  # a renamed copy, or a summary taken from another run
         (in_summary if summary.get("episode_id") == named else in_state)(
@@ -642,6 +644,7 @@ def _batch(summary: dict[str, Any], state: dict[str, Any], metrics: dict[str, An
         "task_index": batch.get("task_index"),
         "batch_adapter": batch.get("adapter"),
         "score": float(score) if type(score) is bool else score,
+        "score_is_bool": None if score is None else type(score) is bool,
     }
 
 

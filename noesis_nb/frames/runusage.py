@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..cost import Pricer, price_arrays, price_attrs, stamps_or_now
-from ..store.vocab import PRICED_COUNTS
+from ..store.vocab import BILLED_COUNTS, PRICED_COUNTS
 from ._arrays import objects
 from .callcolumns import CallColumns, call_columns
 from .columns import TOKEN_COLUMNS
@@ -69,7 +69,8 @@ def sums_hide_priced_parts(record: RunRecord, prices: Pricer | PriceMemo) -> boo
     tiered price (the rate depends on each call's input size), a per-call charge, or an
     off-peak rate needs the calls. So does a part (cached, cache-write, reasoning) with its own
     price whose sum is null: a null part prices as 0 for the whole group, while the calls that
-    did report it get their own rate.
+    did report it get their own rate. So does a call with a count billed apart (``BILLED_COUNTS``: web searches,
+    hour-long cache writes), which the summary does not sum.
     """
     memo = prices if isinstance(prices, PriceMemo) else PriceMemo(prices)
     checked = record.setdefault("sums_checked", {})  # per price table: a cached run is decided once
@@ -88,7 +89,7 @@ def _hidden_parts(calls: list[tuple[Any, dict[str, Any]]], memo: PriceMemo) -> b
         hidden = memo.verdict(model, provider, day)
         if hidden is None:
             continue
-        if hidden:
+        if hidden or any(payload.get(count) for count in BILLED_COUNTS):  # (searches, hour-long writes: no sums of them)
             return True
         if any(payload.get(count) is None for count in memo.own_counts(model, provider, day)):
             return True

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from ..store.vocab import BILLED_COUNTS
 from .values import MAX_COUNT, RULES, TOKEN_KEYS, Rule, describe, usage_conflicts
 
 __all__ = ["SUMMARY", "STATE", "FINAL", "MANIFEST", "PREPARED", "APPROVAL", "EXECUTION", "check", "Spec"]
@@ -69,6 +70,7 @@ SUMMARY = spec(
         "x-noesis_nb.usage.by_model.[].provider:text",
         "x-noesis_nb.usage.by_model.[].model_calls:count",
         *[f"x-noesis_nb.usage.by_model.[].{c}" for c in _COUNTS],
+        *[f"x-noesis_nb.usage.by_model.[].{c}:count" for c in BILLED_COUNTS],
     ]
 )
 STATE = spec(

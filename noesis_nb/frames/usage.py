@@ -18,7 +18,7 @@ from ..store.eventlog import bad_line_reason
 from ..store.vocab import MODEL_CALL, PRICED_COUNTS
 from . import _arrays
 from .cache import MEMO
-from .columns import TOKEN_COLUMNS, USAGE_COLUMNS, Column, check_columns
+from .columns import USAGE_COLUMNS, Column, check_columns
 from .eventblocks import load_events
 from .eventcheck import check_calls, misplaced_call_reason, slip_reason, slipped_call
 from .eventids import any_repeated, repeated_ids
@@ -172,8 +172,8 @@ def _unknown_conflicts(data: dict[str, Any]) -> None:
 def call_counts(payloads: list[dict[str, Any]]) -> dict[str, np.ndarray]:
     """Each call's counts by ``PRICED_COUNTS`` as float64, unknown (NaN) when not a count or in conflict.
 
-    The ``BILLED_COUNTS`` price the call (``cost``) and are no columns of ``usage_df``; an hour-long cache-write
-    part above the call's cache writes is unknown (priced as none)."""
+    The ``BILLED_COUNTS`` price the call (``cost``) and are columns of ``usage_df`` too (``reprice`` prices them
+    again); an hour-long cache-write part above the call's cache writes is unknown (priced as none)."""
     data = {name: _numbers([p.get(name) for p in payloads], "count") for name in PRICED_COUNTS}
     _unknown_conflicts(data)
     hour = data["cache_write_1h_input_tokens"]
@@ -276,7 +276,7 @@ def usage_df(
     order = list(USAGE_COLUMNS) + [c.name for c in extras]
     df = df[order]  # a new frame: the memoised one is never handed out
     _unknown_where_log_changed(df, refs, problems.items)
-    for name in TOKEN_COLUMNS:  # float64 while summed and priced; handed out as nullable integers
+    for name in PRICED_COUNTS:  # float64 while summed and priced; handed out as nullable integers
         df[name] = _arrays.counts(df[name].to_numpy(dtype=float, na_value=np.nan))
     if pricer.table is not None:
         problems.extend(_unused_prices(pricer, df, source))
@@ -286,7 +286,7 @@ def usage_df(
 
 
 #: the figures of a call read from a sealed log changed since its seal: unknown, as ``runs_df``'s totals of that run
-_LOST_FIGURES = (*TOKEN_COLUMNS, "cost_usd", "reported_cost_usd")
+_LOST_FIGURES = (*PRICED_COUNTS, "cost_usd", "reported_cost_usd")
 
 
 def _unknown_where_log_changed(df: pd.DataFrame, refs: Sequence[Any], problems: list[LoadProblem]) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 from .._jsonio import canonical_json, to_jsonable
 from ..store.facts import UsageTotals, call_row
 from ..store.lostend import episode_end_marks
-from ..store.vocab import MODEL_CALL, TOKEN_COLUMNS, TOOL_REQUESTED
+from ..store.vocab import BILLED_COUNTS, MODEL_CALL, TOKEN_COLUMNS, TOOL_REQUESTED
 from .governance import effective_failure_policy
 
 __all__ = ["build_summary", "usage_summary", "governance_counts", "EventTally", "TALLIED_IN_DETAIL", "INSIGHT_KEYS"]
@@ -22,9 +22,15 @@ INSIGHT_KEYS = ("plan_adherence", "tool_coverage", "veto_count", "success", "act
 
 
 def _totals(calls: list[dict[str, Any]]) -> dict[str, Any]:
-    """``model_calls`` and each token total (None, unknown, when any call did not report it): ``UsageTotals``' rule."""
+    """``model_calls`` and each token total (None, unknown, when any call did not report it): ``UsageTotals``' rule;
+    and the sum of each count billed apart (``BILLED_COUNTS``) the calls reported, when they reported some: a run
+    priced from these sums pays for its web searches and hour-long cache writes too."""
     totals = UsageTotals.of(calls).totals
-    return {"model_calls": totals["model_calls"], **{k: totals[k] for k in _TOKENS}}
+    got = {"model_calls": totals["model_calls"], **{k: totals[k] for k in _TOKENS}}
+    for k in BILLED_COUNTS:
+        if billed := sum(call.get(k) or 0 for call in calls):
+            got[k] = billed
+    return got
 
 
 def usage_summary(calls: list[dict[str, Any]]) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..secrets.quoted import quoted
 from .status import run_status
-from .vocab import MODEL_CALL, TERMINAL_STATUSES, TOKEN_FIELDS
+from .vocab import BILLED_COUNTS, MODEL_CALL, TERMINAL_STATUSES, TOKEN_FIELDS
 
 MAX_COUNT = 2**53  # counts above this are not exact as float64 (frames.values.MAX_COUNT)
 
@@ -112,7 +112,8 @@ def call_row(payload: Mapping[str, Any], timestamp: Any = None) -> dict[str, Any
     and ``timestamp``, its event's time as written (text or None: a price in effect then prices it).
 
     Counts that contradict each other (cached + cache-write above input, reasoning above output) are
-    unknown, as ``usage_df`` reads them: the summary, the live totals and the frames agree."""
+    unknown, as ``usage_df`` reads them: the summary, the live totals and the frames agree. A count billed apart
+    (``BILLED_COUNTS``: web searches, hour-long cache writes) is kept only when the call reported some."""
     model, provider = payload.get("model"), payload.get("provider")
     row: dict[str, Any] = {
         "model": model if type(model) is str else None,
@@ -130,6 +131,9 @@ def call_row(payload: Mapping[str, Any], timestamp: Any = None) -> dict[str, Any
         and row["reasoning_tokens"] > row["output_tokens"]
     ):
         row["output_tokens"] = row["reasoning_tokens"] = None
+    for k in BILLED_COUNTS:
+        if payload.get(k) and (value := token_value(payload[k])):  # (most calls report none: no call made)
+            row[k] = value
     return row
 
 

@@ -122,7 +122,7 @@ def test_captured_hour_long_writes_and_web_searches_priced_as_genai_prices(base_
     want = _genai_price()
     usage = noesis_nb.usage_df(tmp_path, strict=True)
     assert usage["cost_usd"].tolist() == pytest.approx([want], rel=1e-9)
-    assert list(usage.columns) == list(noesis_nb.frames.columns.USAGE_COLUMNS)  # priced, no column added
+    assert list(usage.columns) == list(noesis_nb.frames.columns.USAGE_COLUMNS)  # the documented columns
     assert noesis_nb.runs_df(tmp_path)["cost_usd"].tolist() == pytest.approx([want], rel=1e-9)
 
 

@@ -3,7 +3,9 @@
 The expected dump (``tests/fixtures/events_frames/expected.txt.gz``) was made by
 ``make_expected.py`` with the event builder before its hot path was restructured; each load here
 runs in a fresh process, with pyarrow installed and blocked (a default install), with the default
-batches and with small ones (runs and chunks straddling batch boundaries).
+batches and with small ones (runs and chunks straddling batch boundaries). Refrozen once since, deliberately, for
+two columns alone: ``usage_df`` gained ``cache_write_1h_input_tokens`` and ``web_search_requests`` (<NA> in every row
+of the corpus, which reports none), so ``reprice`` of a frame prices them.
 """
 
 from __future__ import annotations
