@@ -36,10 +36,23 @@ class _Counting(SimpleHTTPRequestHandler):
         with cls.lock:
             cls.now += 1
             cls.most = max(cls.most, cls.now)
+        self._counted = True
         try:
             time.sleep(cls.hold)
             super().handle_one_request()
         finally:
+            self._answered()
+
+    def end_headers(self) -> None:
+        # a request stops counting as its answer starts: once the client has it, it may ask again at once, before
+        # this thread (slow under load) came back to count the request done, which read as one request too many
+        self._answered()
+        super().end_headers()
+
+    def _answered(self) -> None:
+        if getattr(self, "_counted", False):
+            self._counted = False
+            cls = type(self)
             with cls.lock:
                 cls.now -= 1
 
