@@ -51,7 +51,8 @@ TOKEN_COLUMNS = ("input_tokens", "cached_input_tokens", "cache_write_input_token
 #: a model call's billed counts beyond its tokens, kept in its event when the provider reports them and priced as
 #: genai-prices prices them: the part of ``cache_write_input_tokens`` written for one hour (Anthropic's
 #: ``cache_creation.ephemeral_1h_input_tokens``, at its own rate) and the server-side web searches it ran
-#: (``server_tool_use.web_search_requests``, per search); absent or null: none reported, priced as none
+#: (Anthropic's ``server_tool_use.web_search_requests``, the ``web_search_call`` items of an OpenAI Responses
+#: call; per search); absent or null: none reported, priced as none
 BILLED_COUNTS = ("cache_write_1h_input_tokens", "web_search_requests")
 #: the counts that price a call, in the order ``TOKEN_COLUMNS`` then ``BILLED_COUNTS``
 PRICED_COUNTS = (*TOKEN_COLUMNS, *BILLED_COUNTS)
