@@ -6,17 +6,16 @@ server (a whole message and a stream), and from LangChain's ``usage_metadata``, 
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from decimal import Decimal
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import noesis_nb
-from noesis_nb.capture import bill_endpoint
+
+from .sdkserver import sdk_server
 
 anthropic = pytest.importorskip("anthropic")
 genai_prices = pytest.importorskip("genai_prices")
@@ -63,32 +62,11 @@ def _events(usage: dict[str, Any]) -> list[dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def base_url() -> Iterator[str]:
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args: Any) -> None:
-            pass
+    def answer(body: dict[str, Any]) -> Any:
+        return _events(USAGE) if body.get("stream") else _message(USAGE)
 
-        def do_POST(self) -> None:
-            body = json.loads(self.rfile.read(int(self.headers["content-length"])))
-            if body.get("stream"):
-                data = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in _events(USAGE)).encode()
-                kind = "text/event-stream"
-            else:
-                data, kind = json.dumps(_message(USAGE)).encode(), "application/json"
-            self.send_response(200)
-            self.send_header("content-type", kind)
-            self.send_header("content-length", str(len(data)))
-            self.send_header("request-id", "req_billed")
-            self.end_headers()
-            self.wfile.write(data)
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_address[1]}"
-    bill_endpoint(url, "anthropic")
-    yield url
-    bill_endpoint(url, None)
-    server.shutdown()
-    server.server_close()
+    with sdk_server(answer, "anthropic", headers={"request-id": "req_billed"}) as url:
+        yield url
 
 
 def _genai_price() -> float:

@@ -6,17 +6,16 @@ genai-prices' own price of the same usage."""
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import noesis_nb
-from noesis_nb.capture import bill_endpoint
 from noesis_nb.cost import reprice
+
+from .sdkserver import sdk_server
 
 openai = pytest.importorskip("openai")
 genai_prices = pytest.importorskip("genai_prices")
@@ -73,33 +72,12 @@ def _events(model: str, cut: bool) -> list[dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def base_url() -> Iterator[str]:
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args: Any) -> None:
-            pass
+    def answer(body: dict[str, Any]) -> Any:
+        model = body["model"]
+        return _events(model, cut="cut" in body["input"]) if body.get("stream") else _response(model)
 
-        def do_POST(self) -> None:
-            body = json.loads(self.rfile.read(int(self.headers["content-length"])))
-            model = body["model"]
-            if body.get("stream"):
-                events = _events(model, cut="cut" in body["input"])
-                data = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
-                kind = "text/event-stream"
-            else:
-                data, kind = json.dumps(_response(model)).encode(), "application/json"
-            self.send_response(200)
-            self.send_header("content-type", kind)
-            self.send_header("content-length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_address[1]}/v1"
-    bill_endpoint(url, "openai")
-    yield url
-    bill_endpoint(url, None)
-    server.shutdown()
-    server.server_close()
+    with sdk_server(answer, "openai", path="/v1") as url:
+        yield url
 
 
 def _calls(root: Path, ep: str) -> list[dict[str, Any]]:
