@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -35,3 +35,28 @@ def called_from(module: str) -> bool:
             return True
         frame = frame.f_back
     return False
+
+
+def calls_per_event(ctx: Any, task: str, counted: Callable[[str, Any], bool], events: int = 20) -> list[int]:
+    """For each of ``events`` plain events (``{"step": i, "text": "thought number i about <task>"}``, as the engine
+    benchmark emits them, after three to warm up): the calls ``counted(event, arg)`` picks (a profiler's event and
+    argument) that its ``ctx.emit`` made."""
+    for i in range(3):
+        ctx.emit("reason", {"step": i, "text": f"warm-up {i}"})
+    made = [0]
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        if counted(event, arg):
+            made[0] += 1
+
+    counts = []
+    for i in range(events):
+        payload = {"step": i, "text": f"thought number {i} about {task}"}
+        made[0] = 0
+        sys.setprofile(profile)
+        try:
+            ctx.emit("reason", payload)
+        finally:
+            sys.setprofile(None)
+        counts.append(made[0])
+    return counts

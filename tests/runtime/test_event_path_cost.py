@@ -4,11 +4,10 @@ and screened."""
 
 from __future__ import annotations
 
-import sys
-
 import orjson
 
 import noesis_nb
+from tests.callcount import calls_per_event
 
 #: Python calls per plain event, ``ctx.emit`` itself included: the context, the recorder, the screen, its prefilter,
 #: the writer (10 before the screen's helper was folded in; 9 before the key test of a flat
@@ -22,23 +21,7 @@ def test_a_plain_event_is_written_through_no_more_python_calls_than_its_budget(r
     counts: list[int] = []
 
     def agent(task, ctx):
-        for i in range(3):
-            ctx.emit("reason", {"step": i, "text": f"warm-up {i}"})
-        calls = [0]
-
-        def profile(frame, event, arg):
-            if event == "call":
-                calls[0] += 1
-
-        for i in range(20):
-            payload = {"step": i, "text": f"thought number {i} about {task}"}
-            calls[0] = 0
-            sys.setprofile(profile)
-            try:
-                ctx.emit("reason", payload)
-            finally:
-                sys.setprofile(None)
-            counts.append(calls[0])
+        counts.extend(calls_per_event(ctx, task, lambda event, arg: event == "call"))
         ctx.emit("reason", {"note": "the key is sk-proj-" + "Zq7Rt2Wv9Xy4Ab6Cd8Ef0Gh3"})  # still screened
         return "ok"
 

@@ -8,7 +8,6 @@ rarer letter and looking back. What the patterns as first written found, the pre
 from __future__ import annotations
 
 import re
-import sys
 
 import orjson
 from hypothesis import given, settings
@@ -18,6 +17,7 @@ import noesis_nb
 from noesis_nb.secrets import guard
 from noesis_nb.secrets.labels import HINT_WORDS
 from noesis_nb.secrets.text import _ANCHORS_HINTS_OR_CHUNKS, _HINT, _KEYWORD_ANCHORS, might_contain
+from tests.callcount import calls_per_event
 
 #: the hint patterns as first written (``pairs``, ``prose``, ``labels``), each searched on its own
 OLD_COMMAND = re.compile(
@@ -98,23 +98,7 @@ def test_an_ordinary_event_is_screened_with_few_pattern_searches(runs_dir):
     counts: list[int] = []
 
     def agent(task, ctx):
-        for i in range(3):
-            ctx.emit("reason", {"step": i, "text": f"warm-up {i}"})
-        searches = [0]
-
-        def profile(frame, event, arg):
-            if event == "c_call" and getattr(arg, "__name__", "") == "search" and isinstance(arg.__self__, re.Pattern):
-                searches[0] += 1
-
-        for i in range(20):
-            payload = {"step": i, "text": f"thought number {i} about {task}"}
-            searches[0] = 0
-            sys.setprofile(profile)
-            try:
-                ctx.emit("reason", payload)
-            finally:
-                sys.setprofile(None)
-            counts.append(searches[0])
+        counts.extend(calls_per_event(ctx, task, _a_pattern_search))
         ctx.emit("reason", {"note": "my pw is Hx7-corral-Vb2q9"})  # a hint alone still sends it to the detectors
         return "ok"
 
@@ -125,3 +109,10 @@ def test_an_ordinary_event_is_screened_with_few_pattern_searches(runs_dir):
     reasons = [orjson.loads(line) for line in lines if b'"phase":"reason"' in line]
     assert [r["payload"].get("step") for r in reasons[3:23]] == list(range(20))
     assert "Hx7-corral-Vb2q9" not in reasons[-1]["payload"]["note"]
+
+
+def _a_pattern_search(event: str, arg: object) -> bool:
+    """A profiler's call of some compiled pattern's ``search``."""
+    return (
+        event == "c_call" and getattr(arg, "__name__", "") == "search" and isinstance(getattr(arg, "__self__", None), re.Pattern)
+    )

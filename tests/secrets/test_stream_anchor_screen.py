@@ -10,7 +10,6 @@ writes, and what it keeps of each stream, is what the keyword search alone made 
 from __future__ import annotations
 
 import re
-import sys
 from unittest import mock
 
 import orjson
@@ -21,6 +20,7 @@ import noesis_nb
 from noesis_nb.secrets import guard
 from noesis_nb.secrets.guard import RunSecrets
 from noesis_nb.secrets.streamed import KEYWORD
+from tests.callcount import calls_per_event
 from tests.secrets.test_secrets_detection import texts
 
 #: every keyword whole, cut and spelled otherwise (the letters a lowering makes of other characters: ``K`` the Kelvin
@@ -97,23 +97,9 @@ def test_an_ordinary_event_makes_no_keyword_search_of_its_stream(runs_dir):
     keyword_searches: list[int] = []
 
     def agent(task, ctx):
-        for i in range(3):
-            ctx.emit("reason", {"step": i, "text": f"warm-up {i}"})
-        searches = [0]
-
-        def profile(frame, event, arg):
-            if event == "c_call" and getattr(arg, "__self__", None) is KEYWORD:
-                searches[0] += 1
-
-        for i in range(20):
-            payload = {"step": i, "text": f"thought number {i} about {task}"}
-            searches[0] = 0
-            sys.setprofile(profile)
-            try:
-                ctx.emit("reason", payload)
-            finally:
-                sys.setprofile(None)
-            keyword_searches.append(searches[0])
+        keyword_searches.extend(
+            calls_per_event(ctx, task, lambda event, arg: event == "c_call" and getattr(arg, "__self__", None) is KEYWORD)
+        )
         ctx.emit("reason", {"text": "the to"})  # a keyword across two pieces still has the stream read joined
         ctx.emit("reason", {"text": "ken sk-proj-Zq7Rt2Wv9Xy4Ab6Cd8Ef0Gh3Jk5Lm1Np"})
         return "ok"
