@@ -31,7 +31,7 @@ from functools import lru_cache
 
 from .forms import LEAST, no_secret, written_forms
 
-__all__ = ["environ_secrets", "environ_read", "names_secret"]
+__all__ = ["environ_secrets", "environ_read", "names_secret", "SETTING_WORDS"]
 
 # a word of a name saying its value is a credential, wherever it stands (``DB_PASSWORD_PROD``, ``GITHUB_TOKEN_RO``)
 _STRONG = frozenset(
@@ -62,6 +62,7 @@ _ABOUT = frozenset(
     | {"DURATION", "DELAY", "RETRY", "RETRIES", "ATTEMPTS", "STRENGTH", "RULES", "HINT", "HISTORY", "COMPLEXITY"}
     | {"STREAMING", "SCANNING", "PROFILE", "NAMESPACE", "OPTIONS", "LOG", "LOGGING", "DEBUG", "VERBOSE"}
 )
+SETTING_WORDS = _ABOUT  # (``names``: after a password's name, such a word names no secret either)
 # a word before the secret word making the name a setting about it (``MAX_TOKENS``, ``USE_PRIVATE_REGISTRY``,
 # ``HF_HUB_DISABLE_IMPLICIT_TOKEN``, ``NUM_AUTH_RETRIES``)
 _SETTING_BEFORE = frozenset(

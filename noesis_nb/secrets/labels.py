@@ -89,8 +89,16 @@ _RULES: tuple[re.Pattern[str], ...] = (
     re.compile(r"""\bchpasswd\b[^\n]{0,300}?<<<[ \t]*['"]?[\w.-]+:([^\s'"]+)"""),
     re.compile(r"""(?i)\bidentified[ \t]+(?:with[ \t]+\w+[ \t]+)?by[ \t]+(?:password[ \t]+)?['"]([^'"\n]+)['"]"""),
     re.compile(r"(?im)(?:^|>[ \t]*)auth[ \t]+(?:[\w.-]+[ \t]+)?" + _VALUE + r"[ \t]*$"),
-    # ... at redis-cli's prompt (``127.0.0.1:6379> AUTH X``, ``…:6379[2]> auth user X``): a password whatever its word
-    re.compile(r"(?m):[0-9]{1,5}(?:\[[0-9]{1,3}\])?>[ \t]*(?i:auth)[ \t]+(?:[\w.-]+[ \t]+)?" + _VALUE + r"[ \t]*$"),
+    # ... at redis-cli's prompt (``127.0.0.1:6379> AUTH X``, ``…:6379[2]> auth user X``): a password whatever its word.
+    # A host stands before the port (one ending in a letter, ``localhost``, ``redis``; in a letter or a dash and up to 3
+    # digits, ``redis-1``, ``db01``; an IPv4 address's last number; an IPv6 address's ``]``), and the port has 2-5 digits:
+    # a clock time is none (``10:30> auth server responded`` lost its last word). Looked back at from the ``:``: a
+    # pattern opening with the host would be tried at every place
+    re.compile(
+        r"(?m):(?:(?<=[A-Za-z_\]]:)|(?<=[A-Za-z_-][0-9]:)|(?<=[A-Za-z_-][0-9]{2}:)|(?<=[A-Za-z_-][0-9]{3}:)"
+        r"|(?<=[0-9]\.[0-9]:)|(?<=[0-9]\.[0-9]{2}:)|(?<=[0-9]\.[0-9]{3}:))"
+        r"[0-9]{2,5}(?:\[[0-9]{1,3}\])?>[ \t]*(?i:auth)[ \t]+(?:[\w.-]+[ \t]+)?" + _VALUE + r"[ \t]*$"
+    ),
     re.compile(r"(?i)(?<![\w-])(?:requirepass|masterauth)[ \t]+" + _VALUE),
     re.compile(r"""(?i)\bConvertTo-SecureString[ \t]+(?:-String[ \t]+)?['"]([^'"\n]+)['"]"""),
     # code: a basic-auth tuple or object, an environment lookup's default, a setter, a URL query, an HTML field

@@ -10,6 +10,7 @@ import re
 from functools import lru_cache
 
 from .disguise import plain
+from .environ import SETTING_WORDS
 
 __all__ = [
     "is_secret_key",
@@ -205,6 +206,18 @@ _ABOUT = frozenset(
     }
 )
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+# a password's names (``pw``, ``password``) followed by a word making the name a setting about passwords (the words
+# ``environ`` reads so: ``pw_timeout``, ``password_max_age``, ``pw_attempts``) or a field of an account's entry
+# (Python's ``pwd``/``spwd`` fields, ``getent``'s, Ansible's user module: ``pw_uid``, ``pw_gecos``, ``pw_changed``): no
+# secret (a passwd entry printed as YAML lost its numbers and names). ``pw_hash``/``pw_passwd`` still hold one
+_PW_WORDS = frozenset({"pw", "pwd", "password", "passwd", "passwords"})
+_PW_FIELDS = frozenset({word.lower() for word in SETTING_WORDS}) | frozenset(
+    {
+        "uid", "gid", "gecos", "dir", "home", "shell", "name", "changed", "change", "lstchg", "last", "expire",
+        "expired", "inact", "inactive", "warn", "warning", "min", "max", "attempts", "width", "height", "length",
+        "policy", "age", "days", "reset",
+    }
+)  # fmt: skip
 # a file's name (``test_auth.py``, ``token.go``, ``secrets.yaml``): a compiler's, linter's or test runner's
 # ``auth.py:42:`` and ``test_auth.py::test_login`` name a place in a file, not a value (taken as one, the test's
 # name was hidden in every later text of the run)
@@ -230,6 +243,8 @@ def is_secret_key(name: str) -> bool:
     if len(words) == 1 and words[0] in _WHOLE_NAMES:
         return True
     if len(words) > 1 and words[-1] in _ABOUT:
+        return False
+    if len(words) > 1 and any(w in _PW_WORDS and not _PW_FIELDS.isdisjoint(words[at + 1 :]) for at, w in enumerate(words)):
         return False
     if any(w in _SECRET_WORDS or w.endswith(_SECRET_ENDINGS) for w in words):
         return True

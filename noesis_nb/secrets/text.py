@@ -607,11 +607,18 @@ _NEXT_LINE = r"(?![ \t]*\r?\n[ \t]*[A-Za-z_][A-Za-z0-9_.-]*[ \t]*:)"
 # a value stays on its name's line (``api_key = `` at a line's end and ``parses the file`` on the next: no value), but
 # for the indented line under a ``name:`` (YAML, JSON laid out; blank lines before it): spaces or tabs around the sign
 _SEPARATOR = r"[ \t]*(?:=[ \t]*|:(?!:)" + _NEXT_LINE + r"[ \t]*(?:(?:\r?\n[ \t]*)*\r?\n[ \t]+)?)"
+# a value goes on past ``,``, ``;`` and ``&`` with more of it after (``DB_PASSWORD=Tr0ub4dor&3xyz``, ``pw=ab;cd``,
+# ``password: a,b``: cut there, the rest was written in clear), and ends there before a blank, a quote, the end, another
+# of them (``&&``) or a next ``name=``/``name:`` (``Password=X;Database=y``, ``user=x,password=X,uid=1000``, a form's
+# ``a=1&b=2``); a closing ``) } ]`` is part of it before a letter or a digit only (``Pa(ss)w0rd``; ``f(password=X)``,
+# ``{pw: X}`` end there). A quote ends it (``os.environ["KEY"]``, ``{'sha256'``: code; a quoted value is read whole by
+# ``_quoted_values``). Inside a URL's query (a ``?`` or ``&`` before the name) ``&`` always ends it (``_assignments``)
+_INSIDE = r"[,;&](?![\s\"',;&)}\]\\]|\Z|[A-Za-z_][A-Za-z0-9_.\[\]-]{0,80}[ \t]*[=:])|[)}\]](?=[A-Za-z0-9])"
 # (a value's run of plain characters is read possessively: the same match; read one by one through the alternation it
 # cost half a microsecond a character, seconds for a JSON string holding a long word)
 _ASSIGN = re.compile(  # name = value, name: value, "name": "value", -H 'Name: value', JSON in a string: \"name\": \"value\"
     rf"(?P<name>[A-Za-z_][A-Za-z0-9_.-]{{0,{_NAME_MAX - 1}}})"
-    r"\\?[\"']?" + _SEPARATOR + r"(?!\\[nrt])\\?[\"']?(?P<value>(?:[^\s\"',;&)}\]\\]++|\\(?![\"']))+)"
+    r"\\?[\"']?" + _SEPARATOR + r"(?!\\[nrt])\\?[\"']?(?P<value>(?:[^\s\"',;&)}\]\\]++|\\(?![\"'])|" + _INSIDE + r")+)"
 )
 # where a name may end: right after a name character, the separator ``_ASSIGN`` reads after a name, and all of it
 _NAME_END = re.compile(r"(?<=[A-Za-z0-9_.-])\\?[\"']?" + _SEPARATOR + r"\\?[\"']?")
@@ -694,9 +701,13 @@ def _assigned(value: str) -> bool:
     return _plausible(value) and not _NOT_A_SECRET.match(value) and not _CODE_VALUE.fullmatch(value)
 
 
+# (where ``_ASSIGN`` ends a value: ``password=Tr0ub4dor&3xyzQ`` is one value, ``password=X&next=1`` ends at ``&``)
+_TRIMMED = re.compile(r"(?:[^\s,;&'\"`)\]}]++|" + _INSIDE + ")+")
+
+
 def _trim(value: str) -> str:
     """A keyword match runs to the end of the line; the secret is its first word."""
-    match = re.match(r"[^\s,;&'\"`)\]}]+", value.strip())
+    match = _TRIMMED.match(value.strip())
     return match.group() if match else ""
 
 
@@ -717,13 +728,32 @@ _OPENS_CODE = re.compile(r"""[(\[]['"].*|\((?:[A-Za-z_][\w.]*[,\[(]?)?|\[[A-Za-z
 _FIRST_QUOTED = re.compile(r"""(['"])([^'"\n]+)\1""")
 
 
+_NESTED = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{0,80}[=:]")
+
+
+def _with_nested(text: str) -> Iterator[re.Match[str]]:
+    """``_assign_matches(text)``, and after a match whose value starts with a name and its sign (``config:
+    password=X``, ``opts=token:X``) the assignment there: a value runs on past ``&`` and the like, so the outer one
+    read it whole and the inner value's rest was left to rules that end it there. One level (each value is read at
+    most twice: linear)."""
+    for m in _assign_matches(text):
+        yield m
+        value = m.group("value")
+        if ("=" in value or ":" in value) and _NESTED.match(value) is not None:
+            inner = _ASSIGN.match(text, m.start("value"))
+            if inner is not None:
+                yield inner
+
+
 def _assignments(text: str) -> tuple[list[str], list[str]]:
     """``(values, short)``: the values given to secret-looking names, and each value shorter than
     ``_plausible`` allows (``password=a+b``) with the ``=`` or ``:`` before it (see ``_short_assignment``)."""
     found, short = [], []
-    for m in (*_assign_matches(text), *_FLAG.finditer(text), *_QUERY.finditer(text)):
+    for m in (*_with_nested(text), *_FLAG.finditer(text), *_QUERY.finditer(text)):
         name = m.group("name").lstrip("-")
         value = m.group("value")
+        if "&" in value and m.start("name") and text[m.start("name") - 1] in "?&":  # a URL query's: ``&`` ends it
+            value = value.partition("&")[0]
         if not _names_secret(name, value) or name.lower().startswith(_NEGATIONS):  # ``--no-auth flag`` takes no value
             continue
         if _OPENS_CODE.fullmatch(value) is not None:  # ``auth=(user, pw)``: code; ``token=("X")``: its string

@@ -23,6 +23,11 @@ _FLAGS = [
     "rar a -p{w} archive.rar docs/",
     "127.0.0.1:6379> AUTH {w}",
     "127.0.0.1:6379[2]> auth default {w}",
+    "localhost:6379> auth {w}",
+    "redis:6379> AUTH {w}",
+    "[::1]:6379> auth {w}",
+    "redis-1:6380[3]> auth default {w}",
+    "10.0.0.5:6379> AUTH {w}",
     "mongosh -u admin -p {w} --authenticationDatabase admin",
     "sshpass -p {w} ssh root@h",
     "ssh-keygen -p -P {w} -N '' -f key",
@@ -72,6 +77,11 @@ def test_a_placeholder_given_to_a_password_flag_stays(form: str, word: str) -> N
         "> Auth flow overview",
         "Auth required",
         "the rar format has a -print option",
+        # a clock time before ``>`` is no redis-cli prompt (no host before its ``:port``)
+        "10:30> auth server responded",
+        "[10:30> auth failed again",
+        "12:05:33> auth token refreshed",
+        "at 9:15> auth service restarted",
     ],
 )
 def test_commands_giving_no_password_are_kept(text: str) -> None:

@@ -69,6 +69,17 @@ def baseline() -> float:
         ":6379> AUTH ",
         "mongosh ",
         "?key=abc-",
+        # a value going on past ``& ; , ) ] }`` (``DB_PASSWORD=Tr0ub4dor&3xyzQ``), and each ending it before a name
+        "password=a&b;c,d)e]f}g",
+        "DB_PW=x&",
+        "pw=a&b=",
+        "password=a;b,c=",
+        "token:a,",
+        "key=a&&",
+        "?password=a&b&",
+        "=a&a",
+        "a: password=b&",  # a name and its sign starting a value: read again from there
+        "a=b=",
     ],
 )
 def test_a_megabyte_of_a_flag_or_short_name_form_costs_a_few_times_plain_assignments(unit: str, baseline: float) -> None:

@@ -102,3 +102,37 @@ def test_the_working_directory_and_words_holding_pw_are_kept(text: str) -> None:
 @pytest.mark.parametrize("text", ["pwm: 128, duty: 50", "a mapping: x", "upwards: 3", "swpwr=1"])
 def test_pw_inside_a_word_sends_no_text_to_the_detectors(text: str) -> None:
     assert not might_contain(orjson.dumps({"step": 1, "text": text}))
+
+
+# the fields of an account's entry (Python's ``pwd``/``spwd``, ``getent``, Ansible's user module) and settings about
+# passwords: ``pw_`` starts their names, no secret follows (the value alone in a text was hidden: ``[REDACTED] Smith``)
+_FIELDS = [
+    "pw_uid: 1000",
+    "pw_gid: 1000",
+    "pw_gecos: Alice Smith",
+    "pw_dir: /home/alice",
+    "pw_shell: /bin/bash",
+    "pw_name: alice",
+    "pw_changed: 2024-01-01",
+    "pw_expire: 2025-06-30",
+    "pw_attempts=3",
+    "pw_timeout: 30s",
+    "pw_max_age: 90",
+    "pw_min: 12",
+    "pw.width = 3",
+    "password_max_age: 90",
+    "policy: {pw_max_age: 90, pw_attempts=3, pw_timeout: 30s}",
+]
+
+
+@pytest.mark.parametrize("text", _FIELDS)
+def test_account_fields_and_password_settings_named_pw_are_kept(text: str) -> None:
+    assert shown(text) == text
+    out, _ = redact({"text": text})
+    assert out["text"] == text
+
+
+@pytest.mark.parametrize("form", ["pw_hash: {pw}", "pw_passwd: {pw}", "pw_new={pw}", "db_pw: {pw}", "password_old={pw}"])
+def test_a_hash_or_a_password_under_a_pw_name_is_still_hidden(form: str) -> None:
+    pw = _password()
+    assert pw not in shown(form.format(pw=pw))
