@@ -906,15 +906,16 @@ async def _resume(
     if began is not None:
         began.append(True)
     check_resume_options(checkpoint_id=checkpoint_id, using=using, tools=tools, unknown_outcome=unknown_outcome)
-    run_dir = _find_run(episode_id, runs_dir)
-    with supply_secrets(secrets), run_name_shown(run_dir):
-        report = await resume_from_disk(
-            run_dir,
-            checkpoint_id=checkpoint_id,
-            using=using,
-            tools=tools,
-            unknown_outcome=unknown_outcome,
-        )
+    with supply_secrets(secrets):  # (its option checked before the run is looked for: a wrong one is named first)
+        run_dir = _find_run(episode_id, runs_dir)
+        with run_name_shown(run_dir):
+            report = await resume_from_disk(
+                run_dir,
+                checkpoint_id=checkpoint_id,
+                using=using,
+                tools=tools,
+                unknown_outcome=unknown_outcome,
+            )
     return _report_shown(report, run_dir)
 
 
