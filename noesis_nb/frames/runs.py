@@ -41,7 +41,7 @@ from .runindex import RunIndex, index_for
 from .runlearned import docs_revealed, log_revealed, tools_revealed
 from .runrecord import RunRecord, calls_from_events, read_run, run_unchanged, stamp_checks, status_from_log
 from .runusage import PriceMemo, run_usage, sums_hide_priced_parts
-from .sealsizes import REPEATED, changed_problem, content_changed, content_problem, is_seal_change
+from .sealsizes import REPEATED, UNLISTED, changed_problem, content_changed, content_problem, is_seal_change, unlisted
 from .shownids import ids_shown
 from .source import RunRef, Source, distinct_runs, episode_filter, named_runs, resolve_source, stray_runs, unmatched_episodes
 from .summaryusage import usage_disagreement
@@ -254,7 +254,8 @@ def _record(
     record, stamp, run_problems = read_run(ref, strict=problems.strict, folders=folders)
     before = len(run_problems)
     ok = _manifest_ok(folders, record["manifest"], verify, record["known_sizes"], run_problems, stamp, record["listings"])
-    changed = {p.path for p in run_problems[before:]}  # files gone or changed since the seal (``sealsizes``)
+    # files gone or changed since the seal (``sealsizes``); one added since changes no count read from the others
+    changed = {p.path for p in run_problems[before:] if p.reason != UNLISTED}
     # one cause, one problem: a log or summary changed since the seal is not also reported as their disagreement
     sealed_docs = {ref.fs.url(ref.file("events.jsonl")), ref.fs.url(ref.file("summary.json"))}
     record["usage_unchecked"] = any(is_seal_change(p) and p.path in sealed_docs for p in run_problems[before:])
@@ -349,7 +350,8 @@ def _manifest_ok(
     size (and so); ``hash``: re-hash them (local runs).
     Malformed entries were reported when the manifest was read (``shapes.MANIFEST``) and fail it.
     ``stamp`` gets each folder listed and file looked at, so a cached verdict is redone when one changes;
-    folders listed while reading the run (``read_folders``) are not listed again.
+    folders listed while reading the run (``read_folders``) are not listed again. A name those listings give that
+    the manifest does not list (a file added after the seal: ``sealsizes.unlisted``) is reported and fails it.
     """
     if manifest is None:
         return None
@@ -432,6 +434,10 @@ def _manifest_ok(
             # its size kept, but modified after the manifest: hashed (once per stamp), its bytes are not those sealed
             problems.append(content_problem(where(name), name, size))
             ok = False
+    for name in unlisted(files, {**read_folders, **listings}):
+        problems.append(LoadProblem(where(name), None, UNLISTED))
+        only_here.discard(name.rpartition("/")[0])  # its listing shows a file appearing: the folder's stamp stays
+        ok = False
     _drop_covered(only_here, stamp)
     return ok
 

@@ -25,16 +25,20 @@ import os
 import stat as stat_mode
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import orjson
 
 from .._jsonkeys import loads_checked
+from ..store.artifacts import transient_name
 from .fs import UNREAD, BadFile
 from .problems import SEAL_CHANGE, LoadProblem
 from .remotefetch import UNSIZED
 
 __all__ = [
+    "UNLISTED",
+    "unlisted",
     "Listed",
     "listed_sizes",
     "content_changed",
@@ -223,3 +227,25 @@ def _hashed_same(path: str, stat: Any, digest: str) -> tuple[bool, bool]:
     same = "sha256:" + hasher.hexdigest() == digest
     stamped = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev)
     return same, stamped == stat and (after.st_mtime_ns, after.st_size) == (st.st_mtime_ns, st.st_size)
+
+
+#: a file found in a folder of a sealed run that its manifest does not list
+UNLISTED = "in the sealed run but not listed in manifest.json: added after the seal"
+
+
+def unlisted(files: list[Any], listings: Mapping[str, Iterable[str]]) -> list[str]:
+    """Names found in the folders already listed (``listings``: folder -> its entries) that the manifest does not
+    list, sorted: no file is looked at for this.
+
+    An entry is covered when the manifest lists it or a file below it; locks, claims and temp files
+    (``store.artifacts``: never listed) are not the run's.
+    """
+    names = {e["name"] for e in files if isinstance(e, dict) and isinstance(e.get("name"), str)}
+    below = {name.rsplit("/", depth)[0] for name in names for depth in range(1, name.count("/") + 1)}
+    found: list[str] = []
+    for folder, entries in listings.items():
+        for entry in entries:
+            name = f"{folder}/{entry}"
+            if name not in names and name not in below and not transient_name(entry):
+                found.append(name)
+    return sorted(found)

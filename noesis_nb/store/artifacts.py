@@ -33,6 +33,7 @@ __all__ = [
     "ManifestCheck",
     "is_sealed",
     "sweep_transients",
+    "transient_name",
     "odd_entries",
     "MANIFEST_KINDS",
 ]
@@ -229,7 +230,12 @@ def odd_entries(run_dir: Path) -> list[tuple[str, str]]:
 
 def _transient(path: Path) -> bool:
     """Locks, claims and temp files exist only while a writer works; they are not part of the run."""
-    return path.name.startswith(".") or path.suffix in {".lock", ".claim", ".tmp"}
+    return transient_name(path.name)
+
+
+def transient_name(name: str) -> bool:
+    """Whether a file named ``name`` is a lock, claim or temp file: never listed in a manifest (``write_manifest``)."""
+    return name.startswith(".") or name.endswith((".lock", ".claim", ".tmp"))
 
 
 def sweep_transients(run_dir: Path) -> list[str]:
