@@ -252,11 +252,11 @@ def read_run(
     status = _known_status(_status(ref, summary, state, tail, problems), problems)
     if pause_open and status == "paused":
         waiting = None  # it waits for a person now: how long is not known until the run resumes (as its duration)
-    recorded_calls, recorded_approvals = _recorded_tools(summary, state)
-    if recorded_calls and (tool_calls is None or tool_calls < recorded_calls):
-        tool_calls = None  # an imported trace's calls became no drafts: tools_df lists none of them, so not 0
-    if recorded_approvals:
-        waiting = None  # an imported trace's approval waits are not in its log: how long a person took is not known
+    undrafted_calls, undrafted_approvals = _recorded_tools(summary, state)
+    if undrafted_calls:
+        tool_calls = None  # some of an imported trace's calls became no drafts: tools_df lists none of them, so not 0
+    if undrafted_approvals:
+        waiting = None  # those calls' approval waits are not in its log: how long a person took is not known
     record: RunRecord = {
         "ref": ref,
         "summary": summary,
@@ -285,12 +285,25 @@ def read_run(
 
 
 def _recorded_tools(summary: dict[str, Any] | None, state: dict[str, Any] | None) -> tuple[int, int]:
-    """The tool calls and approvals an imported trace records (``RECORDED_TOOL_CALLS_TAG``, ``RECORDED_APPROVALS_TAG``
-    of the run's tags, the summary's or else the state's): 0 for a run that was not imported."""
-    tags = obj(summary, "tags") if summary is not None else obj(obj(state, "episode"), "tags")
-    said = [tags.get(k) for k in (RECORDED_TOOL_CALLS_TAG, RECORDED_APPROVALS_TAG)]
+    """The tool calls and approval requests an imported trace records that became no drafts (its summary's
+    ``x-noesis_nb.undrafted_tool_calls`` / ``undrafted_approvals``): 0 for any other run. A run an earlier release
+    imported (its tags hold the import's ``trace_digest``, its summary no such count) drafted none of its calls: its
+    ``RECORDED_TOOL_CALLS_TAG`` and ``RECORDED_APPROVALS_TAG`` count them; the same tags in another run are a user's."""
+    ext = obj(summary, "x-noesis_nb") if summary is not None else {}
+    if "undrafted_tool_calls" in ext:
+        said = [ext.get(k) for k in ("undrafted_tool_calls", "undrafted_approvals")]
+    else:
+        tags = obj(summary, "tags") if summary is not None else obj(obj(state, "episode"), "tags")
+        legacy = isinstance(tags.get(_DIGEST_TAG), str)
+        said = [tags.get(k) if legacy else None for k in (RECORDED_TOOL_CALLS_TAG, RECORDED_APPROVALS_TAG)]
     calls, approvals = (v if type(v) is int and v > 0 else 0 for v in said)
     return calls, approvals
+
+
+#: the tag an import gives its run (``integrations._dedupe.DIGEST_TAG``; frames do not import integrations)
+_DIGEST_TAG = "trace_digest"
+#: an earlier release's import counted the calls it recorded, none of them drafted: more than any draft count
+_LEGACY = 2**31
 
 
 def _ended_log_lost(ref: RunRef, summary: dict[str, Any], stamp: dict[str, Any], problems: list[LoadProblem]) -> None:

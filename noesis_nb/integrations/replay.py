@@ -30,9 +30,8 @@ from ..runtime.api import solve
 from ..runtime.interrupt import carried_interrupt, held_interrupts
 from ..secrets.quoted import quoted
 from ..store.patience import running_loop
-from ..store.replayclock import ReplayClock
+from ..store.replayclock import ReplayClock, iso_of
 from ..store.roots import check_root, refuse_run_as_root
-from ..store.vocab import RECORDED_APPROVALS_TAG, RECORDED_TOOL_CALLS_TAG
 from ._dedupe import DIGEST_TAG, import_lock, imported_before, trace_digest
 from ._emit import PHASE, Row, emit_row, row
 from ._ending import Ending
@@ -46,6 +45,7 @@ from ._readahead import (
     recorded,
     replayed,
 )
+from ._recorded_calls import RecordedCalls
 
 __all__ = [
     "EmptyTraceError",
@@ -211,28 +211,24 @@ class RecordedReplay:
     def invoke(self, task: Any, ctx: Any) -> Any:
         prepared = self._prepared.pop(getattr(ctx, "episode_id", ""), None)
         clock, items = prepared if prepared is not None else (self.replay_clock, self.rows())
-        answer, failure, cancelled, seen, ending = None, None, False, False, self.ending()
-        for item in items:
-            seen = True
+        said = _Said(self.ending())
+
+        def write(item: Row) -> None:
             if clock is not None:
                 clock.advance(*recorded(item))
             emit_row(ctx, item)
-            payload = item[1]
-            kind = payload.get("kind")
-            ending.see(payload)
-            if kind == "run_error":
-                failure = payload.get("error") or payload.get("message") or "the recorded run failed"
-                cancelled = False
-            elif kind == "run_cancelled":
-                failure, cancelled = f"it was cancelled ({payload.get('event_name')})", True
-            elif kind == "run_finished":
-                failure, cancelled = None, False
-                found = next((payload[k] for k in ("answer", "result", "text") if payload.get(k) is not None), None)
-                answer = found if found is not None else answer
-            elif kind == "message" and payload.get("role") not in ("user", "system") and payload.get("text"):
-                answer = payload["text"]
-            elif payload.get("answer") is not None:  # e.g. a recorded final response
-                answer = payload["answer"]
+            said.see(item[1])
+
+        def now() -> str | None:
+            return None if clock is None or clock.at is None else iso_of(clock.at)
+
+        calls = RecordedCalls(ctx, self.source, write, now)  # each tool call the trace records made a draft
+        rows = iter(items)
+        seen = False
+        for item in rows:
+            seen = True
+            calls.take(item, rows)
+        answer, failure, cancelled, ending = said.answer, said.failure, said.cancelled, said.ending
         if not seen:
             raise _empty(self.source, None)
         if clock is not None:
@@ -247,6 +243,32 @@ class RecordedReplay:
             raise RecordedRunUnfinished(f"the recorded {self.source} run did not finish: {missing}")
         value = self.result if self.result is not None else answer
         return self.output(value) if self.output else value  # an awaitable here is awaited by the engine
+
+
+class _Said:
+    """What a replay's rows said so far: its answer, its failure (or cancel), and whether it ended (``Ending``)."""
+
+    def __init__(self, ending: Ending):
+        self.ending, self.cancelled = ending, False
+        self.answer: Any = None
+        self.failure: Any = None
+
+    def see(self, payload: dict[str, Any]) -> None:
+        kind = payload.get("kind")
+        self.ending.see(payload)
+        if kind == "run_error":
+            self.failure = payload.get("error") or payload.get("message") or "the recorded run failed"
+            self.cancelled = False
+        elif kind == "run_cancelled":
+            self.failure, self.cancelled = f"it was cancelled ({payload.get('event_name')})", True
+        elif kind == "run_finished":
+            self.failure, self.cancelled = None, False
+            found = next((payload[k] for k in ("answer", "result", "text") if payload.get(k) is not None), None)
+            self.answer = found if found is not None else self.answer
+        elif kind == "message" and payload.get("role") not in ("user", "system") and payload.get("text"):
+            self.answer = payload["text"]
+        elif payload.get("answer") is not None:  # e.g. a recorded final response
+            self.answer = payload["answer"]
 
 
 def import_rows(
@@ -401,33 +423,7 @@ def _import_whole(
             )
             return earlier
         replay = replay_of(replayed(read, failure), ReplayClock(start))
-        return _solve_warned(task, replay, {**opts, "tags": {**(tags or {}), **recorded_tools(read), DIGEST_TAG: digest}})
-
-
-_CALL_IDS = ("call_id", "tool_call_id", "toolCallId")
-
-
-def recorded_tools(rows: Iterable[Any]) -> dict[str, int]:
-    """The tags saying how many tool calls and approval requests a whole trace records (none when it records none).
-
-    A call is one call id over its rows (a Noeta call's approval request and start are one call); a row naming no
-    id is a call of its own. A row marked ``repeated`` (the same envelope saved twice) counts nothing."""
-    ids: set[str] = set()
-    calls = approvals = 0
-    for item in rows:
-        payload = item[1] if isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], dict) else {}
-        kind = payload.get("kind")
-        if kind not in ("tool_call", "approval_requested") or payload.get("repeated"):
-            continue
-        approvals += kind == "approval_requested"
-        ident = next((payload[k] for k in _CALL_IDS if payload.get(k) is not None), None)
-        if ident is None:
-            calls += kind == "tool_call"
-        elif repr(ident) not in ids:
-            ids.add(repr(ident))
-            calls += 1
-    said = {RECORDED_TOOL_CALLS_TAG: calls, RECORDED_APPROVALS_TAG: approvals}
-    return {k: v for k, v in said.items() if v}
+        return _solve_warned(task, replay, {**opts, "tags": {**(tags or {}), DIGEST_TAG: digest}})
 
 
 def _close_quietly(items: Any) -> None:

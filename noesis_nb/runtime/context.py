@@ -46,6 +46,7 @@ from ..tools.decisions import bound_decision
 from ..tools.names import split_tool_name
 from .abandoned import abandon_held_draft, abandon_paused_draft, episode_stopping
 from .gate import Decision, PendingApproval, to_decision
+from .recorded import RecordedDecision, decide_recorded
 from .handreport import cut_texts, plain_figures, reported_counts, reported_text
 from .interrupt import interrupts_noted, killed_by_interrupt
 from .lifecycle import act_parent, emit_candidate, is_vetoed, record_action
@@ -401,13 +402,16 @@ class EpisodeContext:
         fn: Callable[..., Any] | None = None,
         idempotency_key: str | None = None,
         timeout_ms: int | None = None,
+        recorded: Callable[[], RecordedDecision] | None = None,
     ) -> Coroutine[Any, Any, Any]:
         """Prepare, get a decision when needed, execute; ``await`` it for the tool's output (or ``ToolRejected``).
 
         The episode keeps the coroutine until it starts: one never awaited is named when the adapter returns.
+        ``recorded``: the call is one a recorded trace holds, decided by a person then: it gives that decision
+        (``runtime.recorded``), written in place of the approver's.
         """
         options: dict[str, Any] = dict(protocol=protocol, effect=effect, risk=risk, requires_approval=requires_approval, fn=fn)
-        options.update(idempotency_key=idempotency_key, timeout_ms=timeout_ms)
+        options.update(idempotency_key=idempotency_key, timeout_ms=timeout_ms, recorded=recorded)
         return self._episode.handed_out.add(
             f"ctx.tool_async({safe_repr(name, 60)}, …)",
             lambda key: self._noting_refusals(lambda: self._tool_async(key, name, payload, **options)),
@@ -436,6 +440,7 @@ class EpisodeContext:
         fn: Callable[..., Any] | None,
         idempotency_key: str | None,
         timeout_ms: int | None,
+        recorded: Callable[[], RecordedDecision] | None = None,
     ) -> Any:
         episode = self._episode
         episode.handed_out.started(key)
@@ -520,7 +525,7 @@ class EpisodeContext:
             draft_id = prepared.draft_id
             if turn is not None:
                 try:
-                    decision = await self._decide(prepared, chain, turn)
+                    decision = await self._decide(prepared, chain, turn, recorded)
                 except EpisodePaused:
                     paused_here = True
                     raise
@@ -590,13 +595,21 @@ class EpisodeContext:
             )
         return result.output
 
-    async def _decide(self, prepared: Any, chain: RequestChain, turn: asyncio.Future[None]) -> Decision:
+    async def _decide(
+        self, prepared: Any, chain: RequestChain, turn: asyncio.Future[None], recorded: Callable[[], RecordedDecision] | None
+    ) -> Decision:
         """Ask the approver policy, then pause on disk when ``turn`` comes (``PauseTurns``): a policy's pause is
         decided at once; a person's is waited for (or ``solve`` unwinds to it). A draft held behind another pause is
-        decidable meanwhile: its decision is on disk before its own pause, which then resumes at once."""
+        decidable meanwhile: its decision is on disk before its own pause, which then resumes at once. A ``recorded``
+        call's decision is the person's the trace holds (``runtime.recorded``)."""
         episode = self._episode
         rec = episode.recorder
         live = episode.options.wait_for_human
+        if recorded is not None:
+            pending = PendingApproval.from_prepared(prepared, now_iso())
+            if not turn.done():
+                await self._await_turn(pending, chain, turn)
+            return await decide_recorded(episode, pending, chain, recorded)
 
         def unwinding() -> bool:  # ``solve`` with a pause on disk: it unwinds to it; held drafts wait for resume_run
             return not live and episode.pause_checkpoint is not None

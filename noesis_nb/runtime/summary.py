@@ -11,7 +11,8 @@ from typing import Any
 from .._jsonio import canonical_json, to_jsonable
 from ..store.facts import UsageTotals, call_row
 from ..store.lostend import episode_end_marks
-from ..store.vocab import BILLED_COUNTS, MODEL_CALL, TOKEN_COLUMNS, TOOL_REQUESTED
+from ..store.phases import INTEGRATION_PHASE
+from ..store.vocab import BILLED_COUNTS, MODEL_CALL, TOKEN_COLUMNS, TOOL_REQUESTED, UNDRAFTED_APPROVAL, UNDRAFTED_CALL
 from .governance import effective_failure_policy
 
 __all__ = ["build_summary", "usage_summary", "governance_counts", "EventTally", "TALLIED_IN_DETAIL", "INSIGHT_KEYS"]
@@ -67,6 +68,7 @@ class EventTally:
         "calls",
         "usage",
         "tool_requests",
+        "undrafted",
         "direction",
     )
 
@@ -85,6 +87,9 @@ class EventTally:
         # tool calls asked for (``tool.requested``), those refused before a draft included: ``runs_df.tool_calls``
         # reads it from the summary without the log (a refused request leaves no tool record)
         self.tool_requests = 0
+        # an integration's tool calls and approval requests that became no draft (``integrations._recorded_calls``);
+        # None until a first integration event (a run with none writes no count of them)
+        self.undrafted: list[int] | None = None
         self.direction = [0, 0]  # direction events applied, blocked (a veto): the summary's direction_applied, _vetoed
 
     @classmethod
@@ -146,6 +151,11 @@ class EventTally:
             self.usage.add(row)
         elif phase == "tool" and payload is not None and payload.get("event_name") == TOOL_REQUESTED:
             self.tool_requests += 1
+        elif phase == INTEGRATION_PHASE:
+            undrafted = self.undrafted = self.undrafted or [0, 0]
+            if payload is not None:
+                undrafted[0] += payload.get(UNDRAFTED_CALL) is True
+                undrafted[1] += payload.get(UNDRAFTED_APPROVAL) is True
         elif phase == "direction" and payload is not None:
             # Noēsis' direction payload: ``status`` applied | blocked (a governance veto) | skipped
             status = payload.get("status")
@@ -155,7 +165,10 @@ class EventTally:
                 self.direction[1] += 1
 
 
-_COUNTED = frozenset({"act", "direction", "governance", "model", "start", "tool"})
+#: the summary's counts (``x-noesis_nb``) of an integration run's tool calls and approval requests that became no
+#: draft; absent in a run with no integration event, and in one an earlier release imported
+UNDRAFTED_COUNTS = ("undrafted_tool_calls", "undrafted_approvals")
+_COUNTED = frozenset({"act", "direction", "governance", "model", "start", "tool", INTEGRATION_PHASE})
 _TIMED = frozenset({"observe", "interpret", "plan", "act", "reflect"})
 #: the phases ``EventTally.add`` reads more of than the phase: an event of any other phase is only counted in ``phases``
 TALLIED_IN_DETAIL = _COUNTED | _TIMED
@@ -306,6 +319,7 @@ def build_summary(
             "reasons": reasons,
             "usage": usage_summary(tally.calls),
             "tool_requests": tally.tool_requests,
+            **(dict(zip(UNDRAFTED_COUNTS, tally.undrafted)) if tally.undrafted is not None else {}),
             **({"batch": extension["batch"]} if isinstance(extension.get("batch"), dict) else {}),
             **({"score_error": score_error} if isinstance(score_error, str) else {}),
         },

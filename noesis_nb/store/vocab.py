@@ -35,11 +35,15 @@ RUN_STATE_PROJECTION = "run.state_projection"
 #: (``approver="auto"``, ``"deny"``, a callable): its value names the policy (``policy:auto``). Such a pause waits for
 #: nobody: readers count it as the policy's, never as a wait for a person (``policy_pause``)
 POLICY_PAUSE_KEY = "decided_by_policy"
-# tags an import of a whole recorded trace gives its run: the tool calls and approvals the trace records (its
-# ``tool_call`` / ``approval_requested`` rows). They become no drafts, so tools_df has no row for them and the run's
-# waits are not in its log: runs_df reads its tool_calls and waiting_s as unknown, never a wrong 0
+# tags an earlier release's import of a whole recorded trace gave its run (beside its ``trace_digest``): the tool
+# calls and approvals the trace records, which became no drafts then. runs_df still reads them so in such a run (its
+# tool_calls and waiting_s unknown, never a wrong 0); a user's tag of that name in any other run is only a tag
 RECORDED_TOOL_CALLS_TAG = "recorded_tool_calls"
 RECORDED_APPROVALS_TAG = "recorded_approvals"
+# an imported trace's row starting a tool call that became no draft (the trace does not show it whole), and its
+# approval request: the run's summary counts them (``x-noesis_nb.undrafted_tool_calls`` / ``undrafted_approvals``)
+UNDRAFTED_CALL = "undrafted_call"
+UNDRAFTED_APPROVAL = "undrafted_approval"
 #: payload key of the ``run.interrupt`` and ``run.checkpoint`` of a pause an approver policy left to a person (it
 #: answered None): its value names the policy. The pause waits for a person; nobody asks the policy about it again
 POLICY_DEFERRED_KEY = "deferred_by_policy"

@@ -89,8 +89,11 @@ def decide(
     reason: str | None = None,
     reason_code: str | None = None,
     expected_fingerprint: str | None = None,
+    decided_at: str | None = None,
 ) -> tuple[ToolApprovalDecision, bool]:
     """Approve or reject a draft; returns ``(decision, created)``.
+
+    ``decided_at``: when the person decided (ISO 8601), for a decision a recorded trace holds; default now.
 
     ``draft_id`` may be None (the single pending draft) or a unique part of the request id
     (see ``resolve_draft_id``). ``expected_fingerprint``, when given, must equal the draft's
@@ -136,7 +139,7 @@ def decide(
         impact_hash=prepared.preflight.impact_hash if prepared.preflight else None,
         approver_id=approver_id,
         reason=reason,
-        decided_at=datetime.now(UTC).isoformat(),
+        decided_at=decided_at or datetime.now(UTC).isoformat(),
     )
     try:
         bound_decision(run_dir, draft_id)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+import noesis_nb
 from noesis_nb.integrations.noeta import NoetaEnvelopeError, import_noeta, noeta_rows
 from noesis_nb.store import read_json, verify_manifest
 
@@ -70,9 +71,12 @@ def test_import_noeta_writes_a_sealed_run(runs_dir):
     assert read_json(run_dir / "summary.json")["status"] == "ok" and verify_manifest(run_dir).ok
     state = read_json(run_dir / "state.json")
     tags = state["episode"]["tags"]
-    # the saved log's one delete_file call, asked for approval: tools_df has no row for it (runs_df says <NA>)
-    counted = {"recorded_tool_calls": 1, "recorded_approvals": 1}
-    assert tags == {"source": "noeta", "trace_digest": tags["trace_digest"], **counted}
+    # the saved log's one delete_file call was asked for approval, never decided: it becomes no draft (tools_df has
+    # no row for it), counted in the summary, so runs_df says <NA> calls; no count in its tags
+    assert tags == {"source": "noeta", "trace_digest": tags["trace_digest"]}
+    assert len(noesis_nb.tools_df(runs_dir)) == 0
+    said = read_json(run_dir / "summary.json")["x-noesis_nb"]
+    assert (said["undrafted_tool_calls"], said["undrafted_approvals"]) == (1, 1)
     assert state["episode"]["tags"]["trace_digest"].startswith("hmac-sha256:") and state["goal"]["task"] == "delete x.txt"
     assert read_json(run_dir / "final.json")["outcome"] == "success"
 

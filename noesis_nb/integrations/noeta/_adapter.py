@@ -3,7 +3,8 @@
 Noeta's API is synchronous, so every client call runs in a worker thread; ``subscribe`` feeds
 each committed envelope into the timeline as it happens, each task's in ``seq`` order (``_order``). A gated tool call (the task
 suspends with wake handle ``approval-<call_id>``) becomes a pending draft: Approve calls
-``client.approve``, Reject calls ``client.deny`` with the reason. Never pass a
+``client.approve``, Reject calls ``client.deny`` with the reason. A call Noeta ran without asking is recorded as a
+tool call that needed no approval once its result is in (``_calls``). Never pass a
 ``can_use_tool`` callback here: it would block inside the engine while the notebook has to
 serve the click. The conversation projection (``client.messages``) is saved as
 ``x-noeta/messages.json`` in the run directory before the client shuts down.
@@ -25,6 +26,7 @@ from ...store.paths import run_path
 from .._approvals import request_approval, tool_name
 from .._emit import PHASE, apply_output, emit_row, emit_rows, row
 from .._extras import require
+from ._calls import UngatedCalls
 from ._envelopes import NoetaFolder
 from ._order import SeqOrder
 
@@ -98,12 +100,14 @@ class NoetaAdapter:
             raise TypeError(f"NoetaAdapter needs a goal string, got {quoted(goal)}; input_mapper must return a string")
         client = await to_thread(self._client)
         folder, order, lock = NoetaFolder(), SeqOrder(), threading.Lock()
+        calls = UngatedCalls()  # tool calls Noeta ran without asking: recorded once their result is in
         seen: dict[str, str] = {}
         to_dict = self._sdk.envelope_to_dict
 
         def land(released: list[tuple[dict[str, Any], bool]]) -> None:
             """Fold and write envelopes in the order given (the lock held: two threads' rows never interleave)."""
             for data, late in released:
+                calls.see(data)
                 try:
                     emit_rows(ctx, folder.feed(data, out_of_order=late or None))
                 except EpisodeStateError:
@@ -125,12 +129,14 @@ class NoetaAdapter:
         try:
             outcome = await to_thread(client.start, goal=goal)
             settle()
+            await calls.record(ctx)
             for _ in range(self.max_approvals):
                 call_id = _approval_call_id(outcome)
                 if call_id is None:
                     break
                 outcome = await self._decide(client, outcome.task_id, call_id, folder, ctx)
                 settle()
+                await calls.record(ctx)
             answer = await to_thread(self._finish, client, outcome, folder, ctx)
             finished = True
         except BaseException:
