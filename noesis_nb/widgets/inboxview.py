@@ -311,8 +311,7 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
         rows = list(self.rows.values())
         runs = len({r.item.episode_id for r in rows})
         waiting = f"{count_words(rows)} waiting in {runs} run{'s' * (runs != 1)}" if rows else "nothing waits for a decision"
-        if not rows and self.scan._episode_ids is None and not os.path.isdir(self.scan.root):  # a typo reads as "all done"
-            waiting += f": {self.scan.root} does not exist (yet)"
+        waiting += self._missing_root_words(rows)
         # drafts decided here, then the runs (not drafts) whose decisions are all on disk: "3 decided here · 3 decided
         # on disk" counted the same three drafts twice
         here = f" · {self.decided_here} decided here" if self.decided_here else ""
@@ -321,6 +320,13 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
         unread = f" · {_unread_words(self.scan.problems)}" if self.scan.problems else ""
         line = esc(waiting + here + extra + unread)
         return f'<div class="nnb-h"><b>Approvals inbox</b> <span class="nnb-muted">{line}</span></div>'
+
+    def _missing_root_words(self, rows: list[Any]) -> str:
+        """What the inbox says of a root that does not exist: a typo read as "nothing waits" (all done), in the view
+        and in the line the magic prints alike."""
+        if rows or self.scan._episode_ids is not None or os.path.isdir(self.scan.root):
+            return ""
+        return f": {shown(str(self.scan.root))} does not exist (yet); check the folder's name"
 
     def _decided_title_html(self) -> str:
         """The decided list's title, counting the earlier rows it no longer shows (it keeps the newest)."""
@@ -337,6 +343,7 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
         rows = list(self.rows.values())
         runs = len({r.item.episode_id for r in rows})
         waiting = f"{count_words(rows)} waiting in {runs} run{'s' * (runs != 1)}" if rows else "nothing waiting"
+        waiting += self._missing_root_words(rows)
         unread = f", {_unread_words(self.scan.problems)}" if self.scan.problems else ""
         return f"InboxView: {waiting}, {self.decided_here} decided here{unread}"
 
