@@ -49,7 +49,8 @@ class SteerInput:
     ):
         self.source = source
         self.sender = sender
-        self._say, self._after = say, after
+        self._say_to_view, self._after = say, after
+        self.said = ""  # what this row last put in the view's message line (a hint, a refusal): gone with the row
         self.focus = focus
         self.text = w.Text(
             description="message to the agent",  # for screen readers only (the stylesheet hides it)
@@ -94,6 +95,10 @@ class SteerInput:
     def sync(self, source: Any) -> None:
         self.source = source
         self.box.layout.display = None if getattr(source, "can_steer", False) else "none"
+
+    def _say(self, html: str) -> None:
+        self.said = html
+        self._say_to_view(html)
 
     def send(self, via: Any = None) -> Any:
         """What Send does: steer the source with the box's text, then clear the box; ``via``: what sent it (Send, or

@@ -391,6 +391,11 @@ class EpisodeView(ViewOutput, w.VBox):  # type: ignore[misc]  # ipywidgets ships
     def _sync_controls(self, status: str) -> None:
         self.stopping.sync(self.source, status in TERMINAL)
         self.steering.sync(self.source)
+        if self.steering.said and not getattr(self.source, "can_steer", False):
+            # "type a message … then press Send" (or "could not send") outlived the box and button it spoke of
+            if self.message.value == self.steering.said:
+                self.message.value = ""
+            self.steering.said = ""
         self.resume_button.layout.display = None if self.source.can_resume else "none"
         self.resume_button.disabled = self.source.resuming
         self.settling.sync(self.source)
