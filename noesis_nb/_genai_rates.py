@@ -36,6 +36,8 @@ __all__ = [
     "ModelRates",
     "genai_version",
     "find_model",
+    "billing_provider",
+    "provider_unknown",
     "price_fields",
     "micros",
     "choose",
@@ -97,6 +99,7 @@ def _from_snapshot(model: str, provider: str | None) -> ModelRates | None:
     except ImportError:  # pragma: no cover
         return None
     snapshot = data_snapshot.get_snapshot()
+    provider = billing_provider(provider)
     known = bool(provider) and data_snapshot.find_provider_by_id(snapshot.providers, provider or "") is not None
     for provider_id, api_url in _asks(model, provider, known):
         try:
@@ -146,20 +149,65 @@ def platform(model: str) -> str | None:
 _SDK_NAMES = frozenset({"openai", "anthropic", "litellm"})
 
 
+#: OpenTelemetry's ``gen_ai.provider.name`` values (GenAI semantic conventions) whose genai-prices provider is not
+#: found by the name itself: ``azure.ai.openai`` would be read as ``openai`` (a name containing it), ``x_ai`` and
+#: ``azure.ai.inference`` as none. Azure bills both of its services.
+_SEMCONV_PROVIDERS = {
+    "azure.ai.openai": "azure",
+    "azure.ai.inference": "azure",
+    "aws.bedrock": "aws-bedrock",
+    "gcp.vertex_ai": "google-vertex",
+    "gcp.gemini": "google",
+    "gcp.gen_ai": "google",
+    "x_ai": "x-ai",
+    "mistral_ai": "mistral",
+}
+
+
+def billing_provider(provider: str | None) -> str | None:
+    """The provider to ask genai-prices for: an OpenTelemetry provider name (``_SEMCONV_PROVIDERS``) as
+    genai-prices' id, any other as given."""
+    if not provider:
+        return provider
+    return _SEMCONV_PROVIDERS.get(provider.strip().lower(), provider)
+
+
+@cache
+def provider_unknown(provider: str | None) -> bool:
+    """Whether genai-prices has no provider named ``provider`` (a gateway's or a proxy's label, an OpenTelemetry name
+    of a provider it does not price) or serving at that address (a local server's): its calls are unpriced (``_asks``),
+    whatever their model. No provider, or an SDK's name, is not unknown (the model then says whose it is)."""
+    provider = billing_provider(provider)
+    if not provider or provider.lower() in _SDK_NAMES:
+        return False
+    try:
+        from genai_prices import data_snapshot
+    except ImportError:  # pragma: no cover
+        return False
+    url = provider.startswith(("http://", "https://"))
+    try:
+        data_snapshot.get_snapshot().find_provider(None, None if url else provider, provider if url else None)
+    except LookupError:
+        return True
+    return False
+
+
 def _asks(model: str, provider: str | None, known: bool) -> list[tuple[str | None, str | None]]:
-    """The (provider id, API address) pairs to ask genai-prices, in order; ``known``: genai-prices has ``provider``.
+    """The (provider id, API address) pairs to ask genai-prices, in order; ``known``: genai-prices has ``provider``
+    (``billing_provider``'s: an OpenTelemetry name read as genai-prices' id).
 
     A provider genai-prices has (other than an SDK's name: ``aws-bedrock``, ``azure``, ``openrouter`` …) is the one
     that billed the call: only it is asked, so a model it does not list leaves the price unknown, never another
     provider's. A provider given as an address (``https://openrouter.ai/api/v1``: a captured call's endpoint) is
-    matched against genai-prices' providers' API addresses alone; a local server's matches none. Anything else (no
-    provider, an SDK's name, a label genai-prices does not have): the platform the id's form names, then the
-    provider, then any provider that lists the model.
+    matched against genai-prices' providers' API addresses alone; a local server's matches none. A label it does not
+    have (``my-gateway``, ``ibm.watsonx.ai``) asks nothing: whoever billed the call, its rate is unknown. No
+    provider, or an SDK's name: the platform the id's form names, then the provider, then any provider that lists
+    the model.
     """
     if provider and provider.startswith(("http://", "https://")):
         return [(None, provider)]
-    if provider and known and provider.lower() not in _SDK_NAMES:
-        return [(provider, None)]
+    if provider and provider.lower() not in _SDK_NAMES:
+        return [(provider, None)] if known else []
     asked = [p for p in (platform(model), provider) if p]
     return [(p, None) for p in dict.fromkeys((*asked, None))]
 
@@ -323,8 +371,9 @@ def _encode(rates: ModelRates | None) -> Any:
 #: index's is: a rates file written by anyone else (a shared or crafted cache folder) prices nothing
 # /2: input-only models priced; /3: Bedrock and Vertex ids priced; /4: LiteLLM's names of them (older files hold
 # them unpriced, or priced at another provider's rate: rebuilt); /5: a provider given is the only one asked;
-# /6: the hour-long cache-write and web-search rates kept
-_FORM = b"noesis_nb.genai-rates/6"
+# /6: the hour-long cache-write and web-search rates kept; /7: a provider label genai-prices does not have, and
+# OpenTelemetry's names of providers, no longer priced at another provider's rate
+_FORM = b"noesis_nb.genai-rates/7"
 
 
 def _tag(body: bytes) -> bytes:

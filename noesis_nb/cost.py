@@ -48,7 +48,7 @@ from ._genai_rates import GENAI_SOURCE
 from .errors import InvalidOptionError, NoesisNbError
 from .secrets.display import shown
 from .secrets.quoted import keys_hidden, quoted
-from .store.facts import call_row, token_value
+from .store.facts import call_row, token_value, undated
 from .store.instants import utc_micros
 from .store.runfiles import UnreadableRunFile, read_file
 from .store.vocab import BILLED_COUNTS, TOKEN_FIELDS
@@ -71,6 +71,9 @@ __all__ = [
 ]
 
 _FIELDS = ("input", "cached_input", "cache_write", "output")
+#: a user table's rates the model sets apart: ``reasoning`` USD per million reasoning tokens (none: the ``output``
+#: rate), ``per_call`` USD per call whatever its size (none: 0)
+_OWN_FIELDS = ("reasoning", "per_call")
 #: a user table's rates of the counts billed apart (``store.vocab.BILLED_COUNTS``): ``cache_write_1h`` USD per million
 #: tokens (none: the table's ``cache_write``), ``web_search`` USD per search (none: unknown, noted, never priced as 0)
 _BILLED_FIELDS = ("cache_write_1h", "web_search")
@@ -236,7 +239,9 @@ class PriceTable:
     cached_input, cache_write, output`` and optionally ``provider``). A key is the whole model
     name, slashes included (``"openrouter/openai/gpt-4o-mini"``); a price for one provider only
     says so in a ``provider`` field (or CSV column). A call matches its (provider, model), then
-    its model for any provider, then ``"<provider>/<model>"`` as one key.
+    its model for any provider, then ``"<provider>/<model>"`` as one key; then the same for its model's undated
+    name (``store.facts.undated``). ``reasoning`` and ``per_call`` rates are taken too (``_OWN_FIELDS``); another
+    tool's name of a field (``thinking``, ``per_request``) is refused with ours.
     """
 
     def __init__(
@@ -244,6 +249,8 @@ class PriceTable:
     ):
         self.source = source
         self._prices: dict[tuple[str | None, str], Price] = {}
+        #: each entry's name as the table gives it (``provider/model`` for a provider's row)
+        self.names: dict[tuple[str | None, str], str] = {}
         for key, row in prices.items() if isinstance(prices, Mapping) else prices:
             if not isinstance(row, Mapping):
                 raise InvalidOptionError(
@@ -255,26 +262,30 @@ class PriceTable:
             if unknown:  # a misspelt cached_input would silently be charged at the input rate (a "notes" column is kept out)
                 raise InvalidOptionError(
                     f"price for {quoted(key)} has unknown field(s) {unknown}"
-                    f"{_close(unknown, _ROW_KEYS)}; the fields are {list(_FIELDS + _BILLED_FIELDS)} (and provider)"
+                    f"{_close(unknown, _ROW_KEYS)}; the fields are {list(_FIELDS + _OWN_FIELDS + _BILLED_FIELDS)} (and provider)"
                 )
             missing = [name for name in ("input", "output") if row.get(name) in (None, "")]
             if missing:
                 raise InvalidOptionError(
                     f"price for {quoted(key)} lacks {missing}; give USD per million tokens for input and output"
                 )
-            self._prices[(provider.lower() if provider else None, model.lower())] = Price(
+            where = (provider.lower() if provider else None, model.lower())
+            self._prices[where] = Price(
                 input=_rate_of(key, "input", row["input"]),
                 output=_rate_of(key, "output", row["output"]),
                 cached_input=_opt(key, "cached_input", row.get("cached_input")),
                 cache_write=_opt(key, "cache_write", row.get("cache_write")),
                 source=source,
+                reasoning=_opt(key, "reasoning", row.get("reasoning")),
+                per_call=_opt(key, "per_call", row.get("per_call"), "USD per call, e.g. 0.001") or 0.0,
                 cache_write_1h=_opt(key, "cache_write_1h", row.get("cache_write_1h")),
                 web_search=_opt(key, "web_search", row.get("web_search"), "USD per search, e.g. 0.01"),
             )
-        canonical = json.dumps(  # (the billed rates only when given: a table without them keeps its version)
+            self.names[where] = f"{provider}/{model}" if provider else model
+        canonical = json.dumps(  # (the other rates only when given: a table without them keeps its version)
             {
                 f"{p or ''}/{m}": [getattr(v, f) for f in _FIELDS]
-                + [[f, getattr(v, f)] for f in _BILLED_FIELDS if getattr(v, f) is not None]
+                + [[f, getattr(v, f)] for f in _OWN_FIELDS + _BILLED_FIELDS if getattr(v, f) not in (None, 0.0)]
                 for (p, m), v in sorted(self._prices.items(), key=str)
             }
         )
@@ -335,13 +346,20 @@ class PriceTable:
         return cls(table, source=f"user:{path.name}")
 
     def lookup(self, model: str, provider: str | None = None) -> Price | None:
-        """The price for (provider, model), else for the model under any provider, else for the key ``provider/model``."""
-        model = model.lower()
+        """The price for (provider, model), else for the model under any provider, else for the key ``provider/model``;
+        then the same for the model's undated name (``store.facts.undated``: a captured call names the response's
+        ``gpt-4o-mini-2024-07-18``, a table the ``gpt-4o-mini`` it was asked for)."""
+        where = self.entry(model, provider)
+        return None if where is None else self._prices[where]
+
+    def entry(self, model: str, provider: str | None = None) -> tuple[str | None, str] | None:
+        """The table's entry (``names``' key) that prices (provider, model) by ``lookup``'s rule; None when none does."""
         provider = provider.lower() if provider else None
-        hit = (self._prices.get((provider, model)) if provider else None) or self._prices.get((None, model))
-        if hit is None and provider:
-            hit = self._prices.get((None, f"{provider}/{model}"))
-        return hit
+        for name in dict.fromkeys((model.lower(), undated(model.lower()))):
+            for where in ((provider, name), (None, name), (None, f"{provider}/{name}")) if provider else ((None, name),):
+                if where in self._prices:
+                    return where
+        return None
 
     def __len__(self) -> int:
         return len(self._prices)
@@ -352,10 +370,13 @@ class PriceTable:
         return {model for _, model in self._prices}
 
 
-_ROW_KEYS = (*_FIELDS, *_BILLED_FIELDS, "provider", "model")
+_ROW_KEYS = (*_FIELDS, *_OWN_FIELDS, *_BILLED_FIELDS, "provider", "model")
 
 
-_PRICE_WORDS = ("input", "output", "cache", "cached", "read", "write", "price", "rate", "token", "cost", "usd")
+_PRICE_WORDS = (
+    *("input", "output", "cache", "cached", "read", "write", "price", "rate", "token", "cost", "usd"),
+    *("reason", "think", "call", "request", "search"),  # (``thinking``, ``per_request``: other tools' names of ours)
+)
 
 
 def _price_like(name: Any) -> bool:
@@ -367,10 +388,27 @@ def _price_like(name: Any) -> bool:
     return any(word in text for word in _PRICE_WORDS) or bool(difflib.get_close_matches(text, _ROW_KEYS, n=1))
 
 
+#: other tools' names of a field a table takes, for the message refusing them (``cache_read`` is no ``cache_write``)
+_OTHER_NAMES = {
+    "thinking": "reasoning",
+    "thinking_output": "reasoning",
+    "reasoning_output": "reasoning",
+    "per_request": "per_call",
+    "request": "per_call",
+    "requests": "per_call",
+    "cache_read": "cached_input",
+    "cached": "cached_input",
+    "cache_creation": "cache_write",
+    "prompt": "input",
+    "completion": "output",
+}
+
+
 def _close(names: list[Any], known: tuple[str, ...]) -> str:
     import difflib
 
-    close = [m for n in names for m in difflib.get_close_matches(str(n), known, n=1)]
+    guesses = (_OTHER_NAMES.get(str(n).lower()) or next(iter(difflib.get_close_matches(str(n), known, n=1)), "") for n in names)
+    close = [m for m in guesses if m]
     return f" (did you mean {', '.join(map(repr, close))}?)" if close else ""
 
 
@@ -513,11 +551,14 @@ def price_frame(df: pd.DataFrame, prices: Any = None) -> pd.DataFrame:
 #: model named) is not a priced model whose token count is unknown, and the fix differs (a ``prices=`` row, or the
 #: adapter reporting its tokens). ``LOG_CHANGED``: a sealed log edited since its seal, whose counts no seal vouches for.
 NO_PRICE = "no price for model"
+#: the provider that billed the call is one genai-prices has no prices of (a gateway's label, a local server's
+#: address): never priced at another provider's rate, whatever its model
+NO_PROVIDER_PRICE = "no price for provider"
 INPUT_UNKNOWN = "input tokens unknown"
 OUTPUT_UNKNOWN = "output tokens unknown"
 TOKENS_UNKNOWN = "input and output tokens unknown"
 LOG_CHANGED = "log changed since its seal"
-UNPRICED_REASONS = (NO_PRICE, INPUT_UNKNOWN, OUTPUT_UNKNOWN, TOKENS_UNKNOWN, LOG_CHANGED)
+UNPRICED_REASONS = (NO_PRICE, INPUT_UNKNOWN, OUTPUT_UNKNOWN, TOKENS_UNKNOWN, LOG_CHANGED, NO_PROVIDER_PRICE)
 
 
 def reason_column(values: Sequence[str | None] | np.ndarray) -> pd.Categorical:
@@ -536,7 +577,8 @@ def unpriced_reasons(
     """Why each call ``price_arrays`` left unpriced has no cost (``UNPRICED_REASONS``), None where priced.
 
     Only the unpriced calls are looked at: a price in effect at the call's time (``Pricer.rows``) with its input, or
-    the output its model bills, unknown; else no price for the model."""
+    the output its model bills, unknown; else no price for the provider where genai-prices has no such provider
+    (``_genai_rates.provider_unknown``), else no price for the model."""
     reason = np.full(len(models), None, dtype=object)
     todo = np.flatnonzero(~np.asarray(priced, dtype=bool))
     reason[todo] = NO_PRICE
@@ -547,6 +589,8 @@ def unpriced_reasons(
             groups.setdefault((provider if isinstance(provider, str) and provider else None, model), []).append(int(i))
     for (provider, model), where in groups.items():
         rows_of = np.array(where, dtype=np.int64)
+        if pricer.use_genai and genai.provider_unknown(provider):
+            reason[rows_of] = NO_PROVIDER_PRICE  # (a user table's price for it would have priced the call)
         for at, price in pricer.rows(model, provider, stamps[rows_of]):
             rows = rows_of[at]
             inp = np.isnan(tokens["input_tokens"][rows])

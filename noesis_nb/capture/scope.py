@@ -45,7 +45,6 @@ import asyncio
 import contextlib
 import contextvars
 import os
-import re
 import threading
 import warnings
 import weakref
@@ -59,6 +58,7 @@ from .._safetext import error_text
 from ..errors import EpisodeStopping, InvalidOptionError
 from ..secrets import SCAN_MARGIN, shown_cut
 from ..secrets.quoted import quoted
+from ..store.facts import undated
 from . import dropped
 from .late import left_running
 
@@ -165,8 +165,6 @@ _PROVIDERS = frozenset(
         "litellm",
     }
 )
-# a dated or versioned name's tail: ``-2024-07-18``, ``-20250514``, ``-0613``, ``-002``
-_VERSION = re.compile(r"-(?:\d{4}-\d{2}-\d{2}|\d{8}|\d{3,4})")
 
 
 def _bare_model(name: str) -> str:
@@ -178,9 +176,8 @@ def _bare_model(name: str) -> str:
 
 
 def _one_model(a: str, b: str) -> bool:
-    """Two bare names are one model's: equal, or one the other with a date or version after it."""
-    short, long = (a, b) if len(a) <= len(b) else (b, a)
-    return long.startswith(short) and (len(long) == len(short) or _VERSION.fullmatch(long, len(short)) is not None)
+    """Two bare names are one model's: equal, or one the other with a date or version after it (``undated``)."""
+    return a == b or undated(a) == b or undated(b) == a
 
 
 def same_models(ours: tuple[Any, ...], theirs: tuple[Any, ...], *, unknown_agrees: bool) -> bool:

@@ -278,9 +278,11 @@ def usage_df(
     _unknown_where_log_changed(df, refs, problems.items)
     for name in PRICED_COUNTS:  # float64 while summed and priced; handed out as nullable integers
         df[name] = _arrays.counts(df[name].to_numpy(dtype=float, na_value=np.nan))
+    unmatched: dict[str, Any] = {}
     if pricer.table is not None:
-        problems.extend(_unused_prices(pricer, df, source))
-    df.attrs = {**df.attrs, "errors": problems.as_records()}
+        found, unmatched["price_table_unmatched"] = _unused_prices(pricer, df, source)
+        problems.extend(found)
+    df.attrs = {**df.attrs, **unmatched, "errors": problems.as_records()}
     warn_of_problems("usage_df", df.attrs["errors"], refs)
     return ids_shown(learned_hidden(df, loaded.revealed))
 
@@ -313,28 +315,37 @@ def _unknown_where_log_changed(df: pd.DataFrame, refs: Sequence[Any], problems: 
 _MAX_COMPARISONS = 50_000  # name pairs compared at most: the check is a hint, not worth seconds of a frame
 
 
-def _unused_prices(pricer: Pricer, df: pd.DataFrame, source: Source) -> list[LoadProblem]:
-    """A ``prices=`` model that priced no call while one close to it got another price (``gpt4o-mini`` for
-    ``gpt-4o-mini``): a typo whose calls were priced by the fallback instead. A table name next to a model the
-    table did price (``claude-3-5-sonnet`` beside ``claude-3-7-sonnet``) is only unused, and a name with nothing
-    close stays quiet (a table may cover more). Only unused names against unpriced models are compared, and
-    at most ``_MAX_COMPARISONS`` pairs, so a big table costs no more than a moment."""
+def _unused_prices(pricer: Pricer, df: pd.DataFrame, source: Source) -> tuple[list[LoadProblem], list[str]]:
+    """The problems of a ``prices=`` table that priced fewer calls than meant, and its names that priced no call
+    (``attrs["price_table_unmatched"]``: a table may cover more models than a folder calls, so they are listed, not
+    warned of).
+
+    A table model that priced no call while one close to it got another price (``gpt4o-mini`` for ``gpt-4o-mini``)
+    is a typo whose calls were priced by the fallback instead. A table name next to a model the table did price
+    (``claude-3-5-sonnet`` beside ``claude-3-7-sonnet``) is only unused, and a name with nothing close stays quiet.
+    A table that priced none of the calls at all is said once, with the models it names and those the calls have.
+    Only unused names against unpriced models are compared, and at most ``_MAX_COMPARISONS`` pairs, so a big table
+    costs no more than a moment."""
     table = pricer.table
     assert table is not None
     used: set[str] = set()
+    entries: set[tuple[str | None, str]] = set()  # the table's entries that priced a call
     missed: dict[str, str] = {}  # lower case -> as the calls spell it
     pairs = df[["provider", "model"]].astype(object).drop_duplicates()
     for provider, model in pairs.itertuples(index=False, name=None):
         if not isinstance(model, str):
             continue
         provider = provider if isinstance(provider, str) else None
-        if table.lookup(model, provider) is not None:
+        if (where := table.entry(model, provider)) is not None:
+            entries.add(where)
             used.update({model.lower(), f"{provider}/{model}".lower()} if provider else {model.lower()})
+            used.add(where[1])
         else:
             missed.setdefault(model.lower(), model)
+    unmatched = sorted(name for where, name in table.names.items() if where not in entries)
     missed = {low: model for low, model in missed.items() if low not in used}
     if not missed:
-        return []
+        return [], unmatched
     fallback = "the genai-prices table" if pricer.use_genai else "no price (cost unknown)"
     out, budget = [], _MAX_COMPARISONS
     for name in sorted(table.models - used - missed.keys()):
@@ -350,4 +361,18 @@ def _unused_prices(pricer: Pricer, df: pd.DataFrame, source: Source) -> list[Loa
                 f"prices= names {quoted(name)}, which no call has; did you mean {missed[close[0]]!r}? Its calls got {fallback}"
             )
             out.append(LoadProblem(source_label(source), None, problem))
-    return out
+    if not entries and not out:  # (a table's model is matched whole, or by its dated name: ``PriceTable.lookup``)
+        named, called = sorted(table.names.values()), sorted(missed.values())
+        problem = (
+            f"prices= priced no call: it names {_few(named)} and the calls are of {_few(called)}; they got {fallback}. "
+            "Key the table by a model the calls name (or its name without a date: 'gpt-4o-mini' prices "
+            "'gpt-4o-mini-2024-07-18'), with a provider field where a call names its provider"
+        )
+        out.append(LoadProblem(source_label(source), None, problem))
+    return out, unmatched
+
+
+def _few(names: list[str], shown: int = 5) -> str:
+    """Up to ``shown`` names quoted, and how many more."""
+    more = len(names) - shown
+    return ", ".join(quoted(n) for n in names[:shown]) + (f" and {more} more" if more > 0 else "")

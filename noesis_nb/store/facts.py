@@ -8,6 +8,7 @@ everywhere. Malformed fields are read as unknown; ``report(file, message)`` hear
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -28,6 +29,7 @@ __all__ = [
     "call_row",
     "is_model_call",
     "token_value",
+    "undated",
     "shaped_events",
     "SYSTEMS",
     "ENGINE",
@@ -104,6 +106,18 @@ def token_value(value: Any) -> int | None:
     if type(value) is float and value.is_integer() and 0 <= value < MAX_COUNT:
         return int(value)
     return None
+
+
+#: a dated or versioned model name's tail: ``-2024-07-18``, ``-20250514``, ``-0613``, ``-002``
+_VERSION_TAIL = re.compile(r"-(?:\d{4}-\d{2}-\d{2}|\d{8}|\d{3,4})$")
+
+
+def undated(model: str) -> str:
+    """``model`` without its date or version tail (``gpt-4o-mini`` of ``gpt-4o-mini-2024-07-18``, ``o3`` of
+    ``o3-2025-04-16``), else as given. The one rule that makes a provider's dated name the model a person named:
+    capture joins records by it (``capture.scope.same_models``) and a ``prices=`` table's key prices the dated calls."""
+    tail = _VERSION_TAIL.search(model)
+    return model[: tail.start()] if tail else model
 
 
 def call_row(payload: Mapping[str, Any], timestamp: Any = None) -> dict[str, Any]:

@@ -51,7 +51,8 @@ def test_each_unpriced_call_says_why_and_the_other_columns_stay(run: Path) -> No
     assert _reasons(df) == [reason for *_, reason in CALLS]
     assert isinstance(df["unpriced_reason"].dtype, pd.CategoricalDtype)
     # every reason is a category of every frame (a frame with none unpriced concatenates with one that has some)
-    assert {r for *_, r in CALLS if r} | {"log changed since its seal"} == set(df["unpriced_reason"].cat.categories)
+    others = {"log changed since its seal", "no price for provider"}
+    assert {r for *_, r in CALLS if r} | others == set(df["unpriced_reason"].cat.categories)
     # the reason is NA exactly where the row is priced, and the figures say what they said before
     assert (df["unpriced_reason"].isna() == df["priced"]).all()
     assert (df["cost_usd"].isna() == ~df["priced"]).all()
