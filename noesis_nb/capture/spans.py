@@ -22,11 +22,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..secrets import shown_cut
-from ..store.vocab import MODEL_CALL
+from ..store.vocab import BILLED_COUNTS, MODEL_CALL
 from .scope import IN_SDK_CALL, OPEN_SPANS, current, span_key, span_ref
 from .usage import count, fitted_counts, text
 
-__all__ = ["span_payload", "SpanCapture", "MODEL_OPERATIONS"]
+__all__ = ["span_payload", "SpanCapture", "MODEL_OPERATIONS", "BILLED_ATTRS"]
 
 #: ``gen_ai.operation.name`` values that are one model call (not an agent, a tool or a workflow)
 MODEL_OPERATIONS = frozenset({"chat", "text_completion", "generate_content", "embeddings", "responses"})
@@ -47,6 +47,10 @@ _FIRST = {  # canonical field → attribute names, first present wins (current c
     ),
     "reasoning_tokens": ("gen_ai.usage.reasoning.output_tokens", "llm.token_count.completion_details.reasoning"),
 }
+
+#: a call's counts billed apart (``store.vocab.BILLED_COUNTS``: hour-long cache writes, web searches), which no GenAI
+#: convention names: ``noesis.usage.<column>``, as ``export_otel`` writes them and a span read here gives them back
+BILLED_ATTRS = {field: f"noesis.usage.{field}" for field in BILLED_COUNTS}
 
 
 def _first(attrs: Mapping[str, Any], *names: str) -> Any:
@@ -113,6 +117,12 @@ def span_payload(
         "stop_reason": text(reasons),
         "streamed": stream if isinstance(stream, bool) else None,  # "false" is text, not a yes
     }
+    for field, attr in BILLED_ATTRS.items():  # kept only when reported, as the SDK capture keeps them
+        if billed := count(attrs.get(attr)):
+            payload[field] = billed
+    hour = payload.get("cache_write_1h_input_tokens")
+    if hour is not None and (counts["cache_write_input_tokens"] is None or hour > counts["cache_write_input_tokens"]):
+        del payload["cache_write_1h_input_tokens"]  # a part of the cache writes, or nothing (``capture.usage``'s rule)
     if trace_id:
         payload["trace_id"] = format(trace_id, "032x")
     if span_id:

@@ -35,6 +35,7 @@ from ..store.vocab import (
 
 __all__ = [
     "ToolEventsSeen",
+    "tool_label",
     "ToolCalls",
     "seen_in",
     "tool_calls",
@@ -129,6 +130,16 @@ def tool_calls(prepared: Iterable[str], seen: ToolEventsSeen) -> ToolCalls:
 def _text(payload: dict[str, Any], key: str) -> str | None:
     value = payload.get(key)
     return value if type(value) is str else None
+
+
+def tool_label(tool: Any) -> str | None:
+    """``{"namespace": "fs", "name": "write", "version": "1"}`` → ``"fs.write@1"`` (strings pass through)."""
+    if isinstance(tool, str) or tool is None:
+        return tool
+    if isinstance(tool, dict) and tool.get("name"):
+        ns, version = tool.get("namespace"), tool.get("version")
+        return (f"{ns}." if ns else "") + str(tool["name"]) + (f"@{version}" if version not in (None, "") else "")
+    return str(tool)
 
 
 def note_tool_event(facts: dict[str, Any], name: Any, at: Any, payload: dict[str, Any]) -> None:

@@ -52,6 +52,7 @@ from .toolcalls import (
     note_tool_event,
     seen_in,
     tool_calls,
+    tool_label,
 )
 from .toolfolders import ToolFolders
 from .values import RULES, describe
@@ -61,16 +62,6 @@ _TOOL = RULES["tool"]
 
 __all__ = ["tools_df", "tool_label", "UNDECIDED", "ABANDONED", "INVALID", "DENIED", "REQUESTED", "LOST"]
 _FREE_TEXT = ("approver_id", "decision_reason")  # text a person or a policy wrote: may hold what the environment keeps secret
-
-
-def tool_label(tool: Any) -> str | None:
-    """``{"namespace": "fs", "name": "write", "version": "1"}`` → ``"fs.write@1"`` (strings pass through)."""
-    if isinstance(tool, str) or tool is None:
-        return tool
-    if isinstance(tool, dict) and tool.get("name"):
-        ns, version = tool.get("namespace"), tool.get("version")
-        return (f"{ns}." if ns else "") + str(tool["name"]) + (f"@{version}" if version not in (None, "") else "")
-    return str(tool)
 
 
 _FOLDERS = {"prepared": PREPARED_DIRS, "approvals": ("approvals",), "executions": ("executions",)}

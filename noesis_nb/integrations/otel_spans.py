@@ -18,9 +18,11 @@ import orjson
 
 from .._genai_rates import find_model
 from .._jsonkeys import is_repeated_reason, loads_checked
+from ..capture.spans import BILLED_ATTRS
 from ..capture.usage import count
 from ..errors import EventLogCorruption
-from ..frames.toolcalls import UNDECIDED, call_status, note_tool_event
+from ..frames.toolcalls import UNDECIDED, call_status, note_tool_event, tool_label
+from ..frames.waits import PauseSpans, draft_wait, instant
 from ..secrets.quoted import quoted
 from ..store.artifacts import read_final, read_state, read_summary
 from ..store.eventlog import read_run_events
@@ -56,6 +58,7 @@ _USAGE_ATTRS = {
     "cached_input_tokens": "gen_ai.usage.cache_read.input_tokens",
     "cache_write_input_tokens": "gen_ai.usage.cache_creation.input_tokens",
     "reasoning_tokens": "gen_ai.usage.reasoning.output_tokens",
+    **BILLED_ATTRS,  # billed apart, with no GenAI convention name (``capture.spans``)
 }
 
 
@@ -237,7 +240,9 @@ def _spans(run_dir: Path, events: list[dict[str, Any]] | None, problems: list[st
     bounds = (root["start_ns"], root["end_ns"])
     ids_seen: set[str] = set()
     repeated = 0
+    pauses = PauseSpans()  # the run's pauses for a person, as tools_df reads a draft's wait from them
     for line, event in enumerate(events, 1):
+        pauses.note(event)
         after = mark is not None and line - 1 > mark  # the seal's (``with_seal_span``): after the episode's end mark
         if after:
             root.setdefault(EPISODE_EVENTS, len(root["events"]))  # the root's events before it are the episode's
@@ -276,10 +281,10 @@ def _spans(run_dir: Path, events: list[dict[str, Any]] | None, problems: list[st
         else:
             root["events"].append((str(payload.get("event_name") or event.get("phase")), at, {"noesis.event_id": event_id}))
     for request_id, chain in requests.items():
-        tool = _tool_span(chain, tools, trace_id, root_id, episode, request_id, ended)
-        if mark is not None and not late[request_id] and tool["end_ns"] > root["end_ns"]:
-            tool = _ended_with_root(tool, root, request_id)
-        spans.append({**tool, AFTER_EPISODE: late[request_id]})
+        for tool in _tool_spans(chain, tools, trace_id, root_id, episode, request_id, ended, pauses.spans):
+            if mark is not None and not late[request_id] and tool["end_ns"] > root["end_ns"]:
+                tool = _ended_with_root(tool, root, request_id)
+            spans.append({**tool, AFTER_EPISODE: late[request_id]})
     # the agent's provider (Required on ``invoke_agent`` spans too): the one its model calls were all made with
     providers = {s["attributes"].get("gen_ai.provider.name") for s in spans[1:] if s["kind"] == "client"}
     if len(providers) == 1 and None not in providers:
@@ -409,7 +414,7 @@ def _episode_end(events: list[dict[str, Any]], placed: list[int | None]) -> tupl
     return None, 0
 
 
-def _tool_span(
+def _tool_spans(
     timed: list[tuple[dict[str, Any], int]],
     tools: dict[str, Any],
     trace_id: int,
@@ -417,15 +422,22 @@ def _tool_span(
     episode: str,
     request_id: str,
     ended: bool,
-) -> SpanSpec:
+    pauses: list[tuple[float, float]],
+) -> list[SpanSpec]:
+    """A tool request's spans: ``execute_tool``, and before it ``await_approval`` when the call waited for a person's
+    decision and then ran (the wait is no tool time: a collector's tool latency is the execution's alone, from
+    ``tool.execution.started``). Both carry the wait as ``noesis.tool.wait_s``, ``tools_df.wait_s`` by its rule
+    (``waits.draft_wait``: none when a policy decided)."""
     chain = [event for event, _ in timed]
     names = [str(e["payload"].get("event_name")) for e in chain]
     first = chain[0]["payload"]
     draft = next((e["payload"]["draft_id"] for e in chain if isinstance(e["payload"].get("draft_id"), str)), None)
     record = tools.get(draft or "", {})
     facts: dict[str, Any] = {}
+    seconds: dict[str, Any] = {}  # the same facts at the events' own times, as tools_df reads them
     for name, (event, at) in zip(names, timed):
         note_tool_event(facts, name, at, event["payload"])
+        note_tool_event(seconds, name, instant(event.get("timestamp")), event["payload"])
     # tools_df's status of the call, by the one rule (``frames.toolcalls``) from the same records and events
     prepared, approval, execution = (record.get(kind, {}) for kind in ("prepared", "approval", "execution"))
     status = call_status(draft or None, prepared, approval, execution, facts, ended)
@@ -433,30 +445,65 @@ def _tool_span(
     if decision is None:  # asked for no decision, or still waiting for one (or never to get one: its run ended)
         decision = "not_required" if TOOL_APPROVAL_PENDING not in names else UNDECIDED if status == UNDECIDED else "pending"
     stamps = [at for _, at in timed]  # in log order, placed (``otel_times``)
-    tool = first.get("tool")
-    return {
-        "name": f"execute_tool {tool}",
-        "trace_id": trace_id,
-        "span_id": _id(episode, request_id, size=8),
-        "parent_id": parent,
-        "start_ns": stamps[0],
-        "end_ns": stamps[-1],
-        "kind": "internal",
-        "attributes": _attrs(
-            {
-                "gen_ai.operation.name": "execute_tool",
-                "gen_ai.tool.name": tool,
-                "noesis.tool.protocol": first.get("protocol"),
-                "noesis.tool.effect": record.get("effect"),
-                "noesis.tool.risk": record.get("risk"),
-                "noesis.tool.decision": decision,
-                "noesis.tool.approver": record.get("approver"),
-                "noesis.tool.status": status,
-                "noesis.request_id": request_id,
-                "noesis.draft_id": draft,
-            }
-        ),
-        "error": "tool execution failed" if status == "failed" else False,
-        "ok": status == "succeeded",
-        "events": list(zip(names, stamps, ({} for _ in names))),
+    # the tool's name as tools_df gives it (its namespace too: ``fs.write_file``), else as its events name it
+    tool = tool_label(prepared.get("tool")) or tool_label(first.get("tool"))
+    asked = seconds.get("pending_at")  # from its ask (else its request), as tools_df counts it
+    asked = asked if asked is not None or status == UNDECIDED else seconds.get("requested_at")
+    decided = seconds.get("decided_at")
+    if decided is None and isinstance(approval.get("decided_at"), str):
+        decided = instant(approval["decided_at"])
+    wait = draft_wait(asked, decided, pauses, approval.get("approver_id"), undecided=status == UNDECIDED)
+    common = {
+        "noesis.tool.decision": decision,
+        "noesis.tool.approver": record.get("approver"),
+        "noesis.tool.wait_s": wait,
+        "noesis.request_id": request_id,
+        "noesis.draft_id": draft,
     }
+    events: list[tuple[str, int, dict[str, Any]]] = [(name, at, {}) for name, at in zip(names, stamps)]
+    began: int | None = facts.get("executed_at")
+    # a person's wait (a policy's is none) before the tool began
+    start = began if began is not None and wait is not None and stamps[0] < began else stamps[0]
+    waited = start != stamps[0]
+    spans: list[SpanSpec] = []
+    if waited:
+        spans.append(
+            {
+                "name": f"await_approval {tool}",
+                "trace_id": trace_id,
+                "span_id": _id(episode, request_id, "approval", size=8),
+                "parent_id": parent,
+                "start_ns": stamps[0],
+                "end_ns": start,
+                "kind": "internal",
+                "attributes": _attrs({"gen_ai.tool.name": tool, **common}),
+                "error": False,
+                "events": [e for e in events if e[1] < start],
+            }
+        )
+    spans.append(
+        {
+            "name": f"execute_tool {tool}",
+            "trace_id": trace_id,
+            "span_id": _id(episode, request_id, size=8),
+            "parent_id": parent,
+            "start_ns": start,
+            "end_ns": max(stamps[-1], start),
+            "kind": "internal",
+            "attributes": _attrs(
+                {
+                    "gen_ai.operation.name": "execute_tool",
+                    "gen_ai.tool.name": tool,
+                    "noesis.tool.protocol": first.get("protocol"),
+                    "noesis.tool.effect": record.get("effect"),
+                    "noesis.tool.risk": record.get("risk"),
+                    "noesis.tool.status": status,
+                    **common,
+                }
+            ),
+            "error": "tool execution failed" if status == "failed" else False,
+            "ok": status == "succeeded",
+            "events": [e for e in events if e[1] >= start],
+        }
+    )
+    return spans

@@ -163,7 +163,7 @@ def test_a_run_exported_to_an_otlp_http_receiver(receiver, stub, runs_dir, tmp_p
         "gen_ai.usage.reasoning.output_tokens": 64,
     }  # no cache-creation attribute: OpenAI did not report one, and unknown is not 0
     assert chat["gen_ai.provider.name"] == "openai" and chat["gen_ai.response.finish_reasons"] == ["stop"]
-    tool = _attrs(by_name["execute_tool write_file"])
+    tool = _attrs(by_name["execute_tool fs.write_file"])
     assert (tool["noesis.tool.effect"], tool["noesis.tool.risk"], tool["noesis.tool.decision"], tool["noesis.tool.status"]) == (
         "write",
         "high",
@@ -248,7 +248,7 @@ def test_a_live_export_sends_each_span_once_as_it_finishes_and_the_root_when_the
         return handle, live, while_paused
 
     handle, live, while_paused = asyncio.run(main())
-    assert "invoke_agent agent" not in while_paused and "execute_tool write_file" not in while_paused
+    assert "invoke_agent agent" not in while_paused and "execute_tool fs.write_file" not in while_paused
     assert {"interpret", "plan"} <= while_paused
     spans = receiver.spans
     ids = [s.span_id.hex() for s in spans]
@@ -258,7 +258,7 @@ def test_a_live_export_sends_each_span_once_as_it_finishes_and_the_root_when_the
     by_name = {s.name: s for s in spans}
     root = by_name["invoke_agent agent"]
     assert _attrs(root)["noesis.status"] == "ok" and all(s.parent_span_id == root.span_id for s in spans if s is not root)
-    tool = _attrs(by_name["execute_tool write_file"])
+    tool = _attrs(by_name["execute_tool fs.write_file"])
     assert (tool["noesis.tool.decision"], tool["noesis.tool.status"]) == ("approved", "succeeded")
     assert _attrs(by_name["chat gpt-4o-mini"])["gen_ai.usage.input_tokens"] == 700
     assert live.errors == [] and not live.running

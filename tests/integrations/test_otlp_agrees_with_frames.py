@@ -132,7 +132,7 @@ def test_a_span_has_one_status_code_whichever_way_it_leaves(tmp_path: Path, otlp
     good_spans = _file_spans(runs / good, tmp_path / "good.json")
     codes = {s["name"]: s["status"]["code"] for s in good_spans}
     # OK only where the run records a success: the episode ended ok, the tool ran and succeeded; else UNSET
-    assert codes["invoke_agent ok"] == 1 and codes["execute_tool read_file"] == 1
+    assert codes["invoke_agent ok"] == 1 and codes["execute_tool fs.read_file"] == 1
     assert codes["chat gpt-4o"] == 0 and codes["act"] == 0
     assert _root(_file_spans(runs / bad, tmp_path / "bad.json"))["status"]["code"] == 2
 
