@@ -14,7 +14,7 @@ import asyncio
 import signal
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from types import FrameType
 from typing import TYPE_CHECKING, Any
@@ -87,9 +87,8 @@ class _State:
 
     def __init__(self) -> None:
         self.count = 0  # SIGINTs noted while installed
-        self.depth = 0
         self.previous: Any = None
-        self.loops: list[asyncio.AbstractEventLoop] = []
+        self.loops: list[asyncio.AbstractEventLoop] = []  # one per watch begun and not ended: the watches' count
 
 
 _state = _State()
@@ -102,6 +101,16 @@ def _on_sigint(signum: int, frame: FrameType | None) -> None:
             loop.call_soon_threadsafe(_nothing)
         except RuntimeError:  # closed meanwhile
             pass
+    keeping = _keeping(frame)
+    if keeping is not None:  # landed in a watch's entry or exit: handed on once that is whole
+        watching, held = keeping
+        setattr(watching, held, getattr(watching, held) + 1)
+        return
+    _hand_on(signum, frame)
+
+
+def _hand_on(signum: int, frame: FrameType | None) -> None:
+    """Hand a SIGINT to the handler the first watch found in place (the kernel's)."""
     previous = _state.previous
     if callable(previous):
         previous(signum, frame)
@@ -113,36 +122,112 @@ def _nothing() -> None:
     return None
 
 
-@contextmanager
-def watch_interrupts() -> Iterator[InterruptWatch]:
+class _Watching:
+    """One ``watch_interrupts`` block. Its entry and exit change what the whole process shares (the watched loops,
+    whose count says when to put ``_on_sigint`` in place and when to put the kernel's handler back): a
+    KeyboardInterrupt raised halfway through would leave the count one too high, and no later watch would put its
+    handler in place, for the rest of the process. So a SIGINT landing in them is held (``_on_sigint`` sees the frame
+    it landed in) and handed on once they are whole: at the entry's end (the entry undone if that raises, as for one
+    landing before the block), at the exit's end to the handler then in place."""
+
+    __slots__ = ("loop", "entering", "leaving", "done")
+
+    def __init__(self) -> None:
+        self.loop: asyncio.AbstractEventLoop | None = None  # the loop this watch added to the process's list
+        self.entering = 0  # SIGINTs held in its entry, not yet handed on
+        self.leaving = 0  # ... in its exit
+        self.done = False  # its exit is whole: a SIGINT now goes straight on
+
+    def __enter__(self) -> InterruptWatch:
+        watch = InterruptWatch(_state.count)
+        if threading.current_thread() is threading.main_thread():  # where signals land
+            try:
+                loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+            except RuntimeError:
+                loop = None
+            if loop is not None and (_state.loops or self._chain()):
+                _state.loops.append(loop)
+                self.loop = loop
+        while self.entering:  # (one landing after this last look, where the interpreter runs no handler, is noted)
+            self.entering = 0
+            try:
+                _hand_on(signal.SIGINT, None)
+            except BaseException:
+                self.__exit__(None, None, None)  # as though it landed before the block
+                raise
+        return watch
+
+    def _chain(self) -> bool:
+        """Put ``_on_sigint`` in front of the handler in place; False where that is refused (an embedded
+        interpreter): the watch then watches nothing."""
+        try:
+            previous = signal.signal(signal.SIGINT, _on_sigint)
+        except (ValueError, OSError):
+            return False
+        if previous is not _on_sigint:  # never hand a SIGINT on to itself
+            _state.previous = previous
+        return True
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._leave()
+        self.done = True
+        if self.leaving:
+            self.leaving = 0
+            handler = signal.getsignal(signal.SIGINT)
+            if handler is _on_sigint:
+                _hand_on(signal.SIGINT, None)
+            elif callable(handler):
+                handler(signal.SIGINT, None)
+            elif handler == signal.SIG_DFL:
+                signal.default_int_handler(signal.SIGINT, None)
+
+    def _leave(self) -> None:
+        """Take this watch's loop off the process's list; the last one puts the handler it found back."""
+        loop, self.loop = self.loop, None
+        if loop is not None and loop in _state.loops:
+            _state.loops.remove(loop)
+            if not _state.loops and threading.current_thread() is threading.main_thread():
+                previous, _state.previous = _state.previous, None
+                if signal.getsignal(signal.SIGINT) is _on_sigint:  # someone who came later keeps theirs
+                    signal.signal(signal.SIGINT, previous)
+
+    def __del__(self) -> None:
+        # a block whose exit never ran (cut at a bytecode no handler of its frame covers) leaves once collected, as
+        # the finally of a generator's block would; a SIGINT landing meanwhile has no one to be raised to: noted only.
+        # Off the main thread the handler stays chained, handing on as before.
+        if getattr(self, "loop", None) is not None:
+            self._leave()
+
+
+#: the code of a watch's entry and exit, and which count of the watch holds a SIGINT landing in it
+_BOOKKEEPING = {
+    _Watching.__enter__.__code__: "entering",
+    _Watching.__exit__.__code__: "leaving",
+    _Watching.__del__.__code__: "leaving",
+}
+
+
+def _keeping(frame: FrameType | None) -> tuple[_Watching, str] | None:
+    """The watch whose entry or exit ``frame`` (where a SIGINT landed) is in, or in a call made from it (the
+    ``signal`` module's own wrappers), and the count holding it; None once that exit is whole."""
+    while frame is not None:
+        held = _BOOKKEEPING.get(frame.f_code)
+        if held is not None:
+            watching = frame.f_locals.get("self")
+            if not isinstance(watching, _Watching) or watching.done:
+                return None
+            return watching, held
+        frame = frame.f_back
+    return None
+
+
+def watch_interrupts() -> AbstractContextManager[InterruptWatch]:
     """Notice a SIGINT while the body runs, keeping whatever handler was set (the kernel's) in charge.
 
     Only on the main thread with a running loop there (where signals land); elsewhere ``seen`` stays False.
+    A SIGINT landing in the watch's own entry or exit is handed on once they are done, never halfway.
     """
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
-        loop = None
-    if loop is None or threading.current_thread() is not threading.main_thread():
-        yield InterruptWatch(_state.count)
-        return
-    if _state.depth == 0:
-        try:
-            _state.previous = signal.signal(signal.SIGINT, _on_sigint)
-        except (ValueError, OSError):  # not allowed here (an embedded interpreter): watch nothing
-            yield InterruptWatch(_state.count)
-            return
-    _state.depth += 1
-    _state.loops.append(loop)
-    try:
-        yield InterruptWatch(_state.count)
-    finally:
-        _state.loops.remove(loop)
-        _state.depth -= 1
-        if _state.depth == 0:
-            if signal.getsignal(signal.SIGINT) is _on_sigint:  # someone who came later keeps theirs
-                signal.signal(signal.SIGINT, _state.previous)
-            _state.previous = None
+    return _Watching()
 
 
 class HeldInterrupt:
