@@ -29,7 +29,9 @@ from .._threads import one_call_at_a_time, run_in_thread, thread_bound_hint
 from .._unstarted import awaited_entry, mark_coroutine_function
 from ..capture import claim_manual
 from ..errors import EpisodeStateError, InvalidIdError, InvalidOptionError, ToolRejected
-from ..secrets.exact import exact
+from ..ids import at_labels_hidden, holds_credential
+from ..secrets.display import shown as display_shown
+from ..secrets.guard import ScreenMemo
 from ..secrets.quoted import quoted, starts_like_key, typo_hint
 from ..store import now_iso
 from ..store.phases import NOESIS_PHASES, OWN_PHASES, VERB_MINIMA, missing_verb_minimum, slipped_phase
@@ -46,12 +48,12 @@ from ..tools.decisions import bound_decision
 from ..tools.names import split_tool_name
 from .abandoned import abandon_held_draft, abandon_paused_draft, episode_stopping
 from .gate import Decision, PendingApproval, to_decision
-from .recorded import RecordedDecision, decide_recorded
 from .handreport import cut_texts, plain_figures, reported_counts, reported_text
 from .interrupt import interrupts_noted, killed_by_interrupt
 from .lifecycle import act_parent, emit_candidate, is_vetoed, record_action
 from .outcomes import being_cancelled
 from .pause import EpisodePaused
+from .recorded import RecordedDecision, decide_recorded
 from .resume_paths import Stopped, check_live_seal_targets
 from .steer import free_text_made_safe
 
@@ -122,26 +124,22 @@ class EpisodeContext:
         self.tags = dict(episode.options.tags)
         self.inputs = dict(episode.options.inputs)  # a batch task's own inputs ({} otherwise)
         self._agent = f"adapter:{episode.adapter.label}" if episode.adapter else "adapter:core.minimal"
-        self._clean_names: set[str] = set()  # phases this run found holding no secret (judged once)
         self._secrets = episode.recorder.secrets
-        self._names_judged = self._secrets.values  # the values the names were judged with (``_names_rejudged``)
-        # phases accepted whole (no engine phase, no slip, holding no secret) whose checks never read the payload
-        self._plain_phases: set[str] = set()
+        # a phase or an adapter's agent id as written, with its secrets redacted as the payload's are (a sub-agent's
+        # endpoint, with its credentials in the URL): judged once (names repeat on every event) until the run learns a
+        # value. The ids the runtime makes itself (``tool.<name>``: the tool's name is shown,
+        # ``RunSecrets.name_shown``) are not screened here
+        self._names = self._secrets.memo()
+        # phases accepted whole (no engine phase, no slip, holding no secret) whose checks never read the payload,
+        # forgotten with the names (a memo of the run's: each maps to itself)
+        self._plain_phases = self._secrets.memo()
 
     def emit(self, phase: str, payload: dict[str, Any] | None = None, *, agent_id: str | None = None) -> str:
         """Append one event of the adapter's own (e.g. ``reason``, ``observe``); returns its id. ``agent_id`` (who
         emits it; default the adapter's) is at most ``MAX_AGENT_ID`` characters: a longer one is refused."""
-        if (
-            type(payload) is dict
-            and type(phase) is str
-            and phase in self._plain_phases
-            and not agent_id
-            and self._secrets.values is self._names_judged
-        ):
+        if type(payload) is dict and type(phase) is str and phase in self._plain_phases and not agent_id:
             # the hot path: a phase this episode already accepted, which no check reads the payload for
             return self._episode.recorder.emit(phase, payload, agent_id=self._agent, caused_by=self._caused_by)["id"]  # type: ignore[no-any-return]
-        if self._secrets.values is not self._names_judged:
-            self._names_rejudged()
         if type(payload) is not dict:
             if payload is None:
                 payload = {}
@@ -193,46 +191,25 @@ class EpisodeContext:
             if phase == "act":
                 caused_by = self._act_parent(payload.get("action_candidate_id"))
         given = phase
-        if phase not in self._clean_names:
-            phase = self._screened_name(phase)
-        if (
-            phase == given
-            and phase in self._clean_names
-            and phase not in _VERBS
-            and phase != "model"
-            and len(self._plain_phases) < 4096
-        ):
-            self._plain_phases.add(phase)  # accepted as it is: its next event takes the hot path
-        if agent_id and (type(agent_id) is not str or agent_id not in self._clean_names):  # (a subclass may lie to a set)
-            if isinstance(agent_id, str) and len(agent_id) > MAX_AGENT_ID:
+        phase = self._names[phase]  # (a plain ``str``: checked above)
+        if phase == given and phase not in _VERBS and phase != "model" and len(self._plain_phases) < ScreenMemo.KEPT:
+            self._plain_phases[phase] = phase  # accepted as it is: its next event takes the hot path
+            if phase not in self._names:  # a value learned meanwhile (another thread): judged again next time
+                self._plain_phases.pop(phase, None)
+        if agent_id:
+            if not isinstance(agent_id, str):
+                raise TypeError(f"agent_id must be a str such as 'worker-3', got {type(agent_id).__name__}")
+            if len(agent_id) > MAX_AGENT_ID:
                 raise InvalidOptionError(
                     f"agent_id={quoted(agent_id, 60)} is longer than {MAX_AGENT_ID} characters, the most an agent id "
                     "takes (it names who emits the event, on each of its events): name it shorter (e.g. 'worker-3' or "
                     "'planner') and put longer text in the payload"
                 )
-            agent_id = self._screened_name(agent_id)  # a sub-agent's endpoint, with its credentials in the URL
+            agent_id = self._names.shown(agent_id)
         event = self._episode.recorder.emit(phase, payload, agent_id=agent_id or self._agent, caused_by=caused_by)
-        if refused is not None:
-            raise ValueError(f"{refused} (the call is recorded with its token counts unknown, so its cost reads unknown)")
+        if refused is not None:  # (saying what was recorded)
+            raise refused
         return str(event["id"])
-
-    def _names_rejudged(self) -> None:
-        """Forget the names found clean once the run learned a value (its ``secrets.values`` replaced): a phase or
-        agent id judged before may hold it, and would reach subscribers in clear on every later event."""
-        self._names_judged = self._secrets.values
-        self._clean_names.clear()
-        self._plain_phases.clear()
-
-    def _screened_name(self, text: str) -> str:
-        """``text`` (a phase, an adapter's or a captured call's agent id: written beside the payload) with its secrets
-        redacted, as the payload's are, read as the characters it holds (``exact``: a str subclass may lie); a name
-        found clean is remembered (names repeat on every event). The ids the runtime makes itself (``tool.<name>``:
-        the tool's name is shown, ``RunSecrets.name_shown``) are not screened here."""
-        text = exact(text)
-        out = self._episode.recorder.secrets.redact(text, entropy=False)  # an id may read random: ``asst_Ab3d…``
-        if out == text and len(self._clean_names) < 4096:
-            self._clean_names.add(text)
-        return str(out)
 
     def alive(self) -> None:
         """Say the adapter is making progress without writing an event (a streamed piece that becomes a row only
@@ -246,10 +223,7 @@ class EpisodeContext:
         ``emit``'s checks are skipped, not needed: capture writes a plain dict of phase ``model`` whose counts it
         read as counts (``capture.usage.count``), and every captured call passes here. Its agent id (``model:<provider>``,
         the provider as the client names it) is screened as ``emit`` screens an adapter's."""
-        if self._secrets.values is not self._names_judged:
-            self._names_rejudged()
-        if type(agent_id) is not str or agent_id not in self._clean_names:
-            agent_id = self._screened_name(agent_id)
+        agent_id = self._names[agent_id] if type(agent_id) is str else self._names.shown(agent_id)
         return str(self._episode.recorder.emit("model", payload, agent_id=agent_id, caused_by=self._caused_by)["id"])
 
     def _act_parent(self, candidate_id: Any) -> str | None:
@@ -285,9 +259,10 @@ class EpisodeContext:
     ) -> str:
         """Record one model call. Input/output are totals; cached, cache-write and reasoning are parts of them.
 
-        Unknown counts stay ``None`` (never 0). A count that is none (10**33, negative, a fraction, parts past their
-        total) raises ``ValueError`` once the call is recorded with its counts unknown: it happened, its cost is
-        unknown, never $0. A negative, NaN or infinite ``latency_ms`` or ``cost_usd`` is refused
+        Unknown counts stay ``None`` (never 0). A count that is none (10**33, negative, a fraction) raises
+        ``ValueError`` once the call is recorded with its counts unknown: it happened, its cost is unknown, never $0.
+        Parts past their total (cached above the input) raise it once the call is recorded as a captured call with
+        such counts is: the totals kept, the part unknown. A negative, NaN or infinite ``latency_ms`` or ``cost_usd`` is refused
         as a negative count is (a frame would read it as unknown). ``cost_usd`` is what the provider reported; analysis
         prices tokens itself and keeps this in its own column. A call the episode already captured
         from the SDK (same ``request_id``, or same model and token totals) is not written twice: the
@@ -300,8 +275,8 @@ class EpisodeContext:
         given = (input_tokens, output_tokens, cached_input_tokens, cache_write_input_tokens, reasoning_tokens)
         counts, refused = reported_counts(dict(zip(_TOKEN_ARGS, given)))
         event_id = self._model_event(model, provider, request_id, counts, figures)
-        if refused is not None:  # the call happened: it is recorded, its counts unknown, and the slip is said
-            raise ValueError(f"{refused} (the call is recorded with its token counts unknown, so its cost reads unknown)")
+        if refused is not None:  # the call happened: it is recorded as ``reported_counts`` keeps it, the slip said
+            raise refused
         return event_id
 
     def _model_event(
@@ -480,6 +455,14 @@ class EpisodeContext:
                     f"tool {quoted(name)}: idempotency_key={quoted(idempotency_key)} holds what looks like a credential; "
                     "the key is written in the run and names a file there: pass a key of your own (a request id, or a "
                     "hash of what makes the call unique)"
+                )
+            if holds_credential(idempotency_key.replace(":", "-")):  # a secret name and '=' (or '@') and a value
+                given = quoted(at_labels_hidden(idempotency_key, display_shown(idempotency_key)))
+                raise InvalidOptionError(
+                    f"tool {quoted(name)}: idempotency_key={given} reads as a secret name and its value "
+                    "('db_password=…', 'api_key=…'): the key names a file of the run and is written in its records in "
+                    "clear; pass a key of your own (a request id, or a hash of what makes the call unique), or name "
+                    "the action and its subject ('reset-password:user-42')"
                 )
             try:
                 check_id(idempotency_key.replace("/", "_"), f"tool {quoted(name)}: idempotency_key")

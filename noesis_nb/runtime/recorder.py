@@ -38,7 +38,6 @@ from ..ids import is_minted, new_checkpoint_id, new_event_id, validate_id, valid
 from ..secrets import for_run as secrets_for_run
 from ..secrets import redact as redact_secrets
 from ..secrets.display import made_here
-from ..secrets.exact import exact
 from ..secrets.quoted import quoted
 from ..secrets.streamed import streamed_piece
 from ..store import EventWriter, is_sealed, now_iso, read_events_to_continue, read_state
@@ -69,7 +68,6 @@ Subscriber = Callable[[dict[str, Any]], None]
 _EAGER_SHARE, _EAGER_SLACK_S = 0.1, 0.05  # the time early sweeps may take: this share of the run's, and this more
 INDEXED_PHASES = frozenset({"action_candidate", "governance", "act", "runtime", "terminate"})
 _LOOKED_AT = INDEXED_PHASES | TALLIED_IN_DETAIL  # the phases whose events are more than counted as they are written
-_AGENTS_KEPT = 4096  # distinct agent ids judged and kept per run
 # agent ids the runtime writes itself, naming no user text: written as they are, with no screen
 _RUNTIME_AGENTS = {a: a for a in ("system", "runtime", "tool_contract", "drain", "memory", "planner.minimal", "governance.rules")}
 _monotonic = time.monotonic
@@ -125,9 +123,12 @@ class Recorder:
         self._lock = self.writer.lock  # one lock orders ids, timestamps and lines
         self._id_base = new_event_id()[:24]
         self._ids = itertools.count(len(self.events) + 1)
-        self._agents = dict(_RUNTIME_AGENTS)  # each agent id as written (``_agent_shown``): one screen per distinct id
         self.secrets = secrets_for_run(self.run_dir)  # secrets seen in this run: kept out of what it writes
-        self._agents_judged = self.secrets.values  # the values ``_agents`` was judged with (``_agents_rejudged``)
+        # each agent id as an event writes it: with its secrets redacted, as the payload's are. Many are built from what
+        # a caller typed (``model:<provider>``, ``human:<sender>``, ``adapter:<label>``), and a value the run knows (an
+        # environment's key) would be written in clear beside a redacted payload. Judged once per distinct id until the
+        # run learns a value (ids repeat on every event); one learned later is swept from the log as any late one
+        self._agents = self.secrets.memo(_RUNTIME_AGENTS)
         self.secrets.observe(state.get("goal"), (state.get("episode") or {}).get("tags"))
         # what the summary needs, kept per event (sealing stays constant time), and the token usage so far
         self._tally = EventTally.of(self.events)
@@ -262,27 +263,6 @@ class Recorder:
             raise
 
     # -- events ---------------------------------------------------------------------------
-    def _agent_shown(self, agent_id: Any) -> Any:
-        """``agent_id`` as an event writes it: with its secrets redacted, as the payload's are. Many are built from what
-        a caller typed (``model:<provider>``, ``human:<sender>``, ``adapter:<label>``), and a value the run knows (an
-        environment's key) would be written in clear beside a redacted payload. Judged once per distinct id and run
-        (ids repeat on every event); a value learned after an id was judged is swept from the log as any late one."""
-        if not isinstance(agent_id, str):
-            return agent_id
-        text = exact(agent_id)  # a str subclass's own methods could hide what is written of it
-        out = str(self.secrets.redact(text, entropy=False))  # an id may read random (``asst_Ab3d…``): not a key
-        if type(agent_id) is str and len(self._agents) < _AGENTS_KEPT:
-            self._agents[agent_id] = out
-        return out
-
-    def _agents_rejudged(self) -> dict[str, Any]:
-        """The agent ids judged, forgotten once the run learned a value (its ``secrets.values`` replaced): an id judged
-        before held it in clear, and the events written next, which subscribers get as they are, would too. The
-        runtime's own ids are kept. Asked only when the values changed: an event pays one identity compare."""
-        self._agents_judged = self.secrets.values
-        self._agents = dict(_RUNTIME_AGENTS)
-        return self._agents
-
     def emit(
         self,
         phase: str,
@@ -305,8 +285,7 @@ class Recorder:
         event: dict[str, Any] = {
             "id": event_id,
             "episode_id": self.episode_id,
-            "agent_id": (self._agents if self.secrets.values is self._agents_judged else self._agents_rejudged()).get(agent_id)
-            or self._agent_shown(agent_id),
+            "agent_id": self._agents[agent_id] if type(agent_id) is str else self._agents.shown(agent_id),
             "phase": phase,
             "payload": self.secrets.screen(payload, event_id=event_id, phase=phase),
             "evidence_ids": [],  # a list per event: subscribers see what is written (a shared tuple read `()`)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
@@ -62,7 +63,7 @@ from .text import (
     payload_might_contain,
 )
 
-__all__ = ["RunSecrets", "for_run", "known_everywhere", "known_shown", "known_of", "MIN_HUNTED", "runs_version"]
+__all__ = ["RunSecrets", "ScreenMemo", "for_run", "known_everywhere", "known_shown", "known_of", "MIN_HUNTED", "runs_version"]
 
 MIN_HUNTED = 6
 _OPTS = orjson.OPT_NON_STR_KEYS
@@ -95,6 +96,7 @@ class RunSecrets:
         self._names: frozenset[str] = frozenset()  # the tools' names the run shows: no value is hunted in them
         self._env: tuple[str, ...] | None = None  # while the environment's secrets are all it knows (``learn_environ``)
         self._heads: tuple[str, ...] | None = ()  # every known value's head, while they are few (``_texts_free``)
+        self._memos: list[weakref.ref[ScreenMemo]] = []  # emptied as ``values`` changes (``memo``)
 
     # -- learning -------------------------------------------------------------------------------
     def learn(self, values: Iterable[str], *, forms: bool = True) -> bool:
@@ -130,6 +132,7 @@ class RunSecrets:
             self._known = self._known.plus(new)
             self._env = None
             self.late = self.late or self._written
+            self._forget_judged()
         global _VERSION
         _VERSION += 1
         return True
@@ -209,8 +212,23 @@ class RunSecrets:
                 return
             self.values, self._known = kept, Known().plus(set(kept))
             self._heads = _heads(kept)  # (after ``_known``: until then the heads of more values)
+            self._forget_judged()
         global _VERSION
         _VERSION += 1
+
+    def memo(self, kept: Mapping[str, str] | None = None) -> ScreenMemo:
+        """A ``ScreenMemo`` of this run: texts judged by its screen, forgotten (but ``kept``) whenever it learns a value."""
+        memo = ScreenMemo(self, kept)
+        with self._lock:  # (a memo is a dict: unhashable, so the list, with the memos gone left out as one is added)
+            self._memos = [*(ref for ref in self._memos if ref() is not None), weakref.ref(memo)]
+        return memo
+
+    def _forget_judged(self) -> None:
+        """Empty the memos (``values`` was just replaced, under the lock): a text judged before may hold a value now
+        known, and would be written in clear on every later event."""
+        for ref in self._memos:
+            if (memo := ref()) is not None:
+                memo.forget()
 
     def redact_any(self, obj: Any) -> Any:
         """``redact`` of any object in its JSON form (an adapter's result may be any object); None stays None."""
@@ -520,6 +538,43 @@ class RunSecrets:
                 recorder.replace_writer()
         writer.close()
         return True
+
+
+class ScreenMemo(dict[Any, Any]):
+    """What a run writes of each text its events repeat (a phase, an agent id), judged once by its screen: ``memo[text]``
+    is a dict lookup (no Python call: the event hot path), and screens a text met for the first time (``shown``). The
+    run empties it whenever it learns a value (``RunSecrets.memo``): one judged before may hold it. ``kept``: texts
+    never screened (the runtime's own agent ids), put back each time. Only plain ``str`` texts are kept (a subclass
+    may lie to a dict), at most ``KEPT``; anything else that is no ``str`` is shown as it is."""
+
+    __slots__ = ("_secrets", "_kept", "__weakref__")
+    KEPT = 4096
+
+    def __init__(self, secrets: RunSecrets, kept: Mapping[str, str] | None = None) -> None:
+        super().__init__(kept or {})
+        self._secrets = secrets
+        self._kept = dict(kept or {})
+
+    def shown(self, text: Any) -> Any:
+        """``text`` as written, with its secrets redacted (``redact`` without the random-word rule: an id may read
+        random, ``asst_Ab3d…``), read as the characters it holds (``exact``)."""
+        return self[text] if type(text) is str else self.__missing__(text)
+
+    def __missing__(self, text: Any) -> Any:
+        if not isinstance(text, str):
+            return text
+        values = self._secrets.values
+        out = str(self._secrets.redact(exact(text), entropy=False))
+        if type(text) is str and len(self) < self.KEPT:
+            self[text] = out
+            if self._secrets.values is not values:  # learned meanwhile (here or by another thread): judged again next
+                self.pop(text, None)
+        return out
+
+    def forget(self) -> None:
+        """Drop every text judged (the run learned a value), keeping ``kept``."""
+        self.clear()
+        self.update(self._kept)
 
 
 def _heads(values: tuple[str, ...]) -> tuple[str, ...] | None:
