@@ -13,7 +13,7 @@ import threading
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any, Literal
 
 from .. import config
@@ -29,7 +29,6 @@ from ..errors import (
     EventLogCorruption,
     InvalidIdError,
     InvalidOptionError,
-    NoesisNbError,
     RunNotFoundError,
 )
 from ..ids import new_episode_id, validate_new_episode_id
@@ -574,19 +573,55 @@ def run_name_shown(run_dir: Path) -> Iterator[None]:
     """Errors raised within quote the run's folder name as every view shows it (``shown_id``): a folder named with a
     credential (``ep_ghp_…`` copied into a shared root), shown ``[REDACTED:<mark>]`` by ``runs_df``, was named in clear
     by every message of a decision or resume made on it, whether its shown path or its real one was passed. One
-    place for all of them: the many messages that name ``run_dir.name`` or the run's id."""
+    place for all of them: the many messages that name ``run_dir.name`` or the run's id, and whatever error escapes
+    (an ``OSError`` naming a file of the run), with the errors it carries (``_name_hidden``)."""
     try:
         yield
-    except (NoesisNbError, EpisodeInterrupted) as exc:
+    except BaseException as exc:
         _name_hidden(exc, run_dir.name)
         raise
 
 
 def _name_hidden(exc: BaseException, name: str) -> None:
-    """``exc``'s message with ``name`` (a run folder's) as views show it."""
+    """``exc`` naming ``name`` (a run folder's) as views show it, and every error it carries: its cause and context
+    (printed by a traceback; a suppressed one read by code), a group's errors. In each: its arguments (the message, a
+    ``KeyError``'s key), its notes, an ``OSError``'s ``strerror``, ``filename`` and ``filename2`` (a traceback prints
+    them), and its text or path attributes (``UnreadableRunFile.path``, an error's ``episode_id``)."""
     shown = shown_id(name)
-    if shown != name:
-        exc.args = tuple(a.replace(name, shown) if isinstance(a, str) else a for a in exc.args)
+    if shown == name:
+        return
+
+    def hidden(value: Any) -> Any:
+        if isinstance(value, str):
+            return value.replace(name, shown) if name in value else value
+        if isinstance(value, PurePath) and name in str(value):
+            return type(value)(str(value).replace(name, shown))
+        return value
+
+    todo, seen = [exc], set()
+    while todo:
+        err = todo.pop()
+        if id(err) in seen:  # (a context may lead back to an error met before)
+            continue
+        seen.add(id(err))
+        err.args = tuple(hidden(a) for a in err.args)
+        attrs = ["__notes__", *(vars(err) if hasattr(err, "__dict__") else ())]
+        if isinstance(err, OSError):
+            attrs += ["strerror", "filename", "filename2"]
+        for attr in dict.fromkeys(attrs):
+            value = getattr(err, attr, None)
+            if isinstance(value, list):  # the notes, a list of paths
+                new: Any = [hidden(v) for v in value]
+                changed = new != value
+            else:
+                new = hidden(value)
+                changed = new is not value
+            if changed:
+                with contextlib.suppress(AttributeError, TypeError):  # a read-only property is left as it is
+                    setattr(err, attr, new)
+        todo += [e for e in (err.__cause__, err.__context__) if e is not None]
+        if isinstance(err, BaseExceptionGroup):
+            todo += err.exceptions
 
 
 def _report_shown(report: ResumeReport, run_dir: Path) -> ResumeReport:

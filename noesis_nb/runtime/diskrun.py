@@ -41,7 +41,7 @@ from ..tools import (
     PreparedInvocationRepository,
 )
 from ..tools.repositories import UNREADABLE_RECORD, record_problem
-from .api import decide_draft, resume_run
+from .api import decide_draft, resume_run, run_name_shown
 from .gate import PendingApproval, check_decision_options, tell_if_overruled
 from .pending_records import awaits_decision
 from .position import last_pause, payload_of
@@ -102,6 +102,7 @@ class DiskRun:
         facts = run_facts(self.run_dir.name, summary=summary, state=state, events=events, final=final, with_usage=True)
         # a secret one of its files names (``{"password": …}``), in clear in another: hidden in all that is shown
         revealed = run_revealed(self.run_dir, summary, state, final, events)
+        self.revealed = revealed  # hidden in the run's id too, where a view shows it (``shown_id``)
         # a key streamed across events, hidden in each piece as the frames hide it (``shown_streams``); its drafts and
         # pauses are read from the events as written
         joined, found = (events, set()) if run_vouched(self.run_dir, final) else shown_streams(events)
@@ -115,7 +116,7 @@ class DiskRun:
             nothing := not_a_run(self.run_dir, summary, state, bool(events or unread))
         ) is not None:  # not "running": it never began
             self._status = "unknown"
-            self.problems.append(f"{self.run_dir} is not a run: {nothing}")
+            self.problems.append(f"{quoted_path(self.run_dir)} is not a run: {nothing}")
         self._lost = status_now(self.run_dir, self._status) == "lost"  # as the views were last told (``lost`` asks anew)
         self.started_at = facts.started_at or (events[0].get("timestamp") if events else None)
         self.ended_at = facts.ended_at
@@ -383,7 +384,8 @@ class DiskRun:
     async def _resume_and_follow(self) -> None:
         """Resume the run; when another process owns it (a live kernel, another resume), follow that one instead."""
 
-        report = await resume_from_disk(self.run_dir, using=self.adapter)
+        with run_name_shown(self.run_dir):  # its error is said by ``last_error``: the folder as views show it
+            report = await resume_from_disk(self.run_dir, using=self.adapter)
         if report.action != "busy":
             return
         self.following = report.message
@@ -414,13 +416,14 @@ def _remover(items: list[Any], item: Any) -> Callable[[], None]:
 
 
 def _log_problems(unread: list[EventLogCorruption], shown: int = 3) -> list[str]:
-    """The lines a view shows for an events file it could not read (line 0: the whole file), a few by name."""
+    """The lines a view shows for an events file it could not read (line 0: the whole file), a few by name (its path
+    as messages name it: a run folder named with a credential shows as views show it)."""
     lines = [
-        f"{c.path}: {c.reason}; the timeline is shown without it"
+        f"{quoted_path(c.path)}: {c.reason}; the timeline is shown without it"
         if c.line_number == 0
-        else f"{c.path}, line {c.line_number}: {c.reason}; the line is left out"
+        else f"{quoted_path(c.path)}, line {c.line_number}: {c.reason}; the line is left out"
         for c in unread[:shown]
     ]
     if len(unread) > shown:
-        lines.append(f"{unread[0].path}: {len(unread) - shown} more lines could not be read")
+        lines.append(f"{quoted_path(unread[0].path)}: {len(unread) - shown} more lines could not be read")
     return lines
