@@ -5,7 +5,6 @@ runs under a CPU-time alarm, so the old code fails in seconds instead of hanging
 
 from __future__ import annotations
 
-import signal
 import time
 from collections.abc import Iterator
 
@@ -14,6 +13,7 @@ import pytest
 from noesis_nb.errors import quoted_path
 from noesis_nb.secrets import for_run
 from noesis_nb.secrets.namemarks import _mark, marked
+from tests.secrets.cpualarm import cpu_alarm as alarm
 
 _CPU_ALARM_S = 3.0  # the old code took ~10 s for the first case below and minutes for the second
 _CPU_BUDGET_S = 0.5  # the new code takes milliseconds; generous for a loaded machine (CPU time, not wall clock)
@@ -25,24 +25,11 @@ def _token(i: int) -> str:
     return "ghp" + "_" + "".join(_ALPHABET[(i + j) % len(_ALPHABET)] for j in range(36))
 
 
-class _OutOfCpu(Exception):
-    pass
-
-
-def _raise(*_: object) -> None:
-    raise _OutOfCpu(f"still running after {_CPU_ALARM_S} s of CPU")
-
-
 @pytest.fixture
 def cpu_alarm() -> Iterator[None]:
     for_run("ep_x").learn(["sk-learned-" + "Zq8Wx7Ec6Rv5Tb4Yn3Um2"])  # as CI: a process that has learned values
-    before = signal.signal(signal.SIGPROF, _raise)
-    signal.setitimer(signal.ITIMER_PROF, _CPU_ALARM_S)
-    try:
+    with alarm(_CPU_ALARM_S, "a name's marks"):
         yield
-    finally:
-        signal.setitimer(signal.ITIMER_PROF, 0)
-        signal.signal(signal.SIGPROF, before)
 
 
 def _cpu(call, *args):  # type: ignore[no-untyped-def]

@@ -8,42 +8,16 @@ time in this process (load moves both alike); a CPU-time alarm ends a run past t
 
 from __future__ import annotations
 
-import signal
-import time
-from collections.abc import Callable
-
 import pytest
 
 from noesis_nb.secrets import REDACTED_VALUE, guard, pairs, shown
+from tests.secrets.cpualarm import cpu_seconds
 
 _SIZE = 1_000_000
 
 
 def _fill(unit: str) -> str:
     return (unit * (_SIZE // len(unit) + 1))[:_SIZE]
-
-
-class _OverBudget(Exception):
-    pass
-
-
-def _cpu(fn: Callable[[str], object], text: str, budget: float) -> float:
-    """CPU seconds ``fn(text)`` took; fails the test once it passes ``budget`` (a CPU-time alarm, not a clock)."""
-
-    def stop(signum: int, frame: object) -> None:
-        raise _OverBudget
-
-    before = signal.signal(signal.SIGPROF, stop)
-    signal.setitimer(signal.ITIMER_PROF, budget)
-    started = time.process_time()
-    try:
-        fn(text)
-    except _OverBudget:
-        pytest.fail(f"over {budget:.2f} s CPU on {text[:40]!r}…")
-    finally:
-        signal.setitimer(signal.ITIMER_PROF, 0)
-        signal.signal(signal.SIGPROF, before)
-    return time.process_time() - started
 
 
 def _read(text: str) -> None:
@@ -55,7 +29,7 @@ def _read(text: str) -> None:
 def baseline() -> float:
     """CPU seconds for a megabyte of plain braced values (as many as below, each closed before the next)."""
     guard.for_run("ep_braced_linear").learn(["Zq8-learned-Vw3x"])  # as a process that has learned secrets
-    return min(_cpu(_read, _fill("b={c};;"), 60.0) for _ in range(3))
+    return min(cpu_seconds(_read, _fill("b={c};;"), budget=60.0) for _ in range(3))
 
 
 @pytest.mark.parametrize(
@@ -71,7 +45,7 @@ def baseline() -> float:
     ids=["b={c}}}", "password={ b={c}}}", "PWD={ a={ b={c}}}", "a={ x300 b={c}", "password x={", "}}"],
 )
 def test_a_megabyte_of_braces_costs_a_few_times_plain_braced_values(hostile: str, baseline: float) -> None:
-    took = min(_cpu(_read, hostile, 10 * baseline + 0.05) for _ in range(2))
+    took = min(cpu_seconds(_read, hostile, budget=10 * baseline + 0.05) for _ in range(2))
     assert took <= 10 * baseline + 0.05, (took, baseline)
 
 

@@ -9,13 +9,12 @@ time in this process; a CPU-time alarm ends a run past the bound instead of wait
 from __future__ import annotations
 
 import itertools
-import signal
-import time
 
 import pytest
 
 from noesis_nb.secrets import guard
 from noesis_nb.secrets.text import find_in_text
+from tests.secrets.cpualarm import cpu_seconds
 
 _SIZE = 1_000_000
 _FRESH = itertools.count()  # each text new: a long text read before is remembered
@@ -25,34 +24,11 @@ def _fill(unit: str) -> str:
     return f"{next(_FRESH)} " + (unit * (_SIZE // len(unit) + 1))[:_SIZE]
 
 
-class _OverBudget(Exception):
-    pass
-
-
-def _cpu(text: str, budget: float) -> float:
-    """CPU seconds ``find_in_text(text)`` took; fails the test once it passes ``budget`` (a CPU-time alarm)."""
-
-    def stop(signum: int, frame: object) -> None:
-        raise _OverBudget
-
-    before = signal.signal(signal.SIGPROF, stop)
-    signal.setitimer(signal.ITIMER_PROF, budget)
-    started = time.process_time()
-    try:
-        find_in_text(text)
-    except _OverBudget:
-        pytest.fail(f"over {budget:.2f} s CPU on {text[:40]!r}…")
-    finally:
-        signal.setitimer(signal.ITIMER_PROF, 0)
-        signal.signal(signal.SIGPROF, before)
-    return time.process_time() - started
-
-
 @pytest.fixture(scope="module")
 def baseline() -> float:
     """CPU seconds for a megabyte of ``password: a ``."""
     guard.for_run("ep_flag_forms_linear").learn(["Zq8-learned-Vw3x"])  # as a process that has learned secrets
-    return _cpu(_fill("password: a "), 120.0)
+    return cpu_seconds(find_in_text, _fill("password: a "), budget=120.0)
 
 
 @pytest.mark.parametrize(
@@ -84,5 +60,5 @@ def baseline() -> float:
 )
 def test_a_megabyte_of_a_flag_or_short_name_form_costs_a_few_times_plain_assignments(unit: str, baseline: float) -> None:
     budget = 4 * baseline + 0.5
-    took = _cpu(_fill(unit), budget)
+    took = cpu_seconds(find_in_text, _fill(unit), budget=budget)
     assert took <= budget, (took, baseline)
