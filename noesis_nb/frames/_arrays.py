@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .timetext import micros_of
+from .timetext import NAT, micros_of
 
 try:  # optional accelerator
     import pyarrow as pa
@@ -33,6 +33,7 @@ __all__ = [
     "detached",
     "missing",
     "text_values",
+    "utc_times",
 ]
 
 HAVE_ARROW = pa is not None
@@ -60,10 +61,15 @@ def timestamps(values: list[Any]) -> Any:
 
     column = TimeColumn()
     column.extend(values)
-    parsed, _ = column.build()
-    if HAVE_ARROW:
-        return pa.array(pd.Series(parsed), type=pa.timestamp("us", tz="UTC"))
-    return parsed
+    return utc_times(column.micros()[0])
+
+
+def utc_times(micros: np.ndarray, *, arrow: bool = True) -> Any:
+    """UTC microseconds (``NAT``: unknown) as a batch's timestamp column: with pyarrow (and ``arrow``) an Arrow array
+    built from the integers, nulls where unknown (no pandas round trip), else ``datetime64[us, UTC]``."""
+    if HAVE_ARROW and arrow:
+        return pa.array(micros, type=pa.timestamp("us", tz="UTC"), mask=micros == NAT)
+    return pd.Series(micros.view("M8[us]")).dt.tz_localize("UTC").array
 
 
 def categorical(values: Any) -> pd.Categorical:

@@ -1,9 +1,9 @@
 """One batch of event rows: Python lists while filling, compact typed arrays once sealed.
 
-A run's events are checked (``eventcheck``) and appended column by column; when the batch is
-sealed the lists become arrays (``_arrays.build``: timestamps parsed in one call) and the Python
-objects are freed. Without pyarrow, text categories are coded run by run (``coded``) and
-timestamps kept as fixed-width bytes (``isotimes``), so nothing but those small codes and bytes
+A run's events are checked (``eventcheck``) and appended column by column; timestamps are kept as
+fixed-width bytes (``isotimes``) and parsed in one numpy pass when the batch is sealed, when the
+lists become arrays (``_arrays.build``) and the Python objects are freed. Without pyarrow, text
+categories are coded run by run (``coded``) too, so nothing but those small codes and bytes
 accumulates and sealing is numpy work; the batches are then larger (fewer, cheaper seals).
 Timestamp strings that do not parse are reported to their run when the batch is sealed.
 """
@@ -11,7 +11,7 @@ Timestamp strings that do not parse are reported to their run when the batch is 
 from __future__ import annotations
 
 from bisect import bisect_right
-from itertools import accumulate, compress
+from itertools import accumulate, compress, repeat
 from typing import Any, Protocol
 
 import numpy as np
@@ -56,6 +56,7 @@ EVENT_KINDS: dict[str, str] = {
     "model": "category",
 }
 _EMPTY: dict[str, Any] = {}
+_EVENT_KEYS = ("id", "timestamp", "phase", "agent_id", "caused_by", "faculty", "event_type", "metrics", "payload")
 _EVENT_FIELDS = ("event_id", "timestamp", "phase", "agent_id", "caused_by", "faculty", "event_type", "metrics", "payload")
 _PAYLOAD_FIELDS = ("event_name", "status", "tool", "draft_id", "model", "source")
 _CHUNK_ROWS = 256  # queued rows turned into columns together (see Batch.add); a bigger run goes at once, hot
@@ -68,17 +69,28 @@ class Batch:
     (one call for all its rows), and the strings that do not parse are reported to their run then.
     """
 
-    __slots__ = ("lists", "coded", "times", "arrays", "payload", "rows", "extras", "reports", "pending", "pending_rows")
+    __slots__ = (
+        "lists",
+        "coded",
+        "compact",
+        "times",
+        "arrays",
+        "payload",
+        "rows",
+        "extras",
+        "reports",
+        "pending",
+        "pending_rows",
+    )
 
     def __init__(self, extras: tuple[Column, ...], compact: bool = not _arrays.HAVE_ARROW):
         """``compact``: categories as codes and timestamps as bytes while filling (the default without pyarrow)."""
         self.extras = extras
         kinds = {**EVENT_KINDS, **{c.name: c.type for c in extras}}
         self.coded = {name: CodedColumn() for name, kind in kinds.items() if compact and kind == "category"}
-        self.times = TimeColumn() if compact else None
-        self.lists: dict[str, list[Any]] | None = {
-            name: [] for name in kinds if name not in self.coded and not (compact and name == "timestamp")
-        }
+        self.compact = compact
+        self.times: TimeColumn | None = TimeColumn()  # kept as fixed-width bytes, parsed at once when sealed
+        self.lists: dict[str, list[Any]] | None = {name: [] for name in kinds if name not in self.coded and name != "timestamp"}
         self.payload: list[Any] | np.ndarray = []
         self.arrays: dict[str, Any] = {}
         self.rows = 0
@@ -131,15 +143,15 @@ class Batch:
                 names[i] = types[i] or names[i]
         except ValueError:
             pass
-        if self.times is not None:  # compact: caused_by names earlier events, so share their id strings, not copies
+        if self.compact:  # caused_by names earlier events, so share their id strings, not copies
             cols["caused_by"] = _shared(cols["event_id"], cols["caused_by"])
         for name in EVENT_KINDS:
             if name in lists:
                 lists[name] += cols[name]
             elif name in self.coded:  # checked: text or None, except a tool (an object is named by _text)
                 self.coded[name].extend(cols[name], text=name != "tool")
-        if self.times is not None:
-            self.times.extend(cols["timestamp"])
+        assert self.times is not None
+        self.times.extend(cols["timestamp"])
         for k, column in enumerate(self.extras):
             values = runs[0][3][k] if len(runs) == 1 else [v for run in runs for v in run[3][k]]
             if column.name in self.coded:
@@ -170,12 +182,11 @@ class Batch:
             self.arrays[name] = _arrays.build(kind if kind in ("str", "category", "datetime", "float") else "object", values)
         for name, coded in self.coded.items():
             self.arrays[name] = coded.build()
-        if self.times is not None:
-            self.arrays["timestamp"], unparsed = self.times.build()
-        else:
-            unparsed = _unparsed(self.lists["timestamp"], self.arrays["timestamp"])
+        assert self.times is not None
+        micros, unparsed = self.times.micros()
+        self.arrays["timestamp"] = _arrays.utc_times(micros, arrow=not self.compact)
         self._report_times(unparsed)
-        self._report_backwards(_micros(self.arrays["timestamp"]))
+        self._report_backwards(micros)
         self.payload = _arrays.objects(self.payload)
         self.lists = None
         self.coded = {}
@@ -223,13 +234,6 @@ class Batch:
 _STEP_BACK = "timestamp {} is before the event above's ({}): the log's times go backwards (edited, merged, or a clock set back)"
 
 
-def _micros(times: Any) -> np.ndarray:
-    """UTC microseconds of a timestamp array (pandas or pyarrow), NaT as the least int64."""
-    if _arrays.HAVE_ARROW and not isinstance(times, pd.api.extensions.ExtensionArray):
-        return np.asarray(times.cast("int64").fill_null(NAT).to_numpy(zero_copy_only=False), dtype=np.int64)
-    return np.asarray(times.asi8 if hasattr(times, "asi8") else pd.DatetimeIndex(times).asi8, dtype=np.int64)
-
-
 def _texts(column: Any, start: int, stop: int) -> list[Any]:
     """The values of rows ``start:stop`` of a built text column (numpy, pandas or pyarrow) as Python objects."""
     if column is None:
@@ -245,61 +249,23 @@ def _iso(micros: Any) -> str:
 
 
 def _columns(evs: list[dict[str, Any]]) -> dict[str, list[Any]]:
-    """The fields ``check_run`` and the columns read, one list each, taken in one pass over the events.
+    """The fields ``check_run`` and the columns read, one list each: a ``map`` of ``dict.get`` a field.
 
-    Each event (and its payload) is read once while it is in cache, not once per column; ``payloads``
+    The loop over the events is C's (no Python frame or tuple an event, no transposing of rows); ``payloads``
     is the payloads with a value that is not an object read as empty (``payload`` keeps them as written).
     """
     if not evs:
         cols: dict[str, list[Any]] = {name: [] for name in (*_EVENT_FIELDS, *_PAYLOAD_FIELDS, "payloads", "duration_ms")}
         return cols
-    events: list[Any] = evs  # unchecked JSON: a payload that is not an object fails .get, and is read as empty below
-    try:
-        rows = [
-            (
-                e.get("id"),
-                e.get("timestamp"),
-                e.get("phase"),
-                e.get("agent_id"),
-                e.get("caused_by"),
-                e.get("faculty"),
-                e.get("event_type"),
-                e.get("metrics"),
-                p := e.get("payload"),
-                p.get("event_name"),
-                p.get("status"),
-                # an act names its actor under ``tool`` or ``adapter`` (Noēsis' rule; its synthetic act: ``adapter``)
-                p.get("tool") if "tool" in p or e.get("phase") != "act" else p.get("adapter"),
-                p.get("draft_id"),
-                p.get("model"),
-                p.get("source"),
-            )
-            for e in events
-        ]
-    except AttributeError:
-        rows = [
-            (
-                e.get("id"),
-                e.get("timestamp"),
-                e.get("phase"),
-                e.get("agent_id"),
-                e.get("caused_by"),
-                e.get("faculty"),
-                e.get("event_type"),
-                e.get("metrics"),
-                p := e.get("payload"),
-                (g := p if type(p) is dict else _EMPTY).get("event_name"),
-                g.get("status"),
-                g.get("tool") if "tool" in g or e.get("phase") != "act" else g.get("adapter"),
-                g.get("draft_id"),
-                g.get("model"),
-                g.get("source"),
-            )
-            for e in events
-        ]
-    cols = dict(zip((*_EVENT_FIELDS, *_PAYLOAD_FIELDS), map(list, zip(*rows))))
+    n = len(evs)
+    get = dict.get  # every event is an object (``parse_lines``): a column is one ``map`` at C speed, no frame an event
+    cols = {name: list(map(get, evs, repeat(key, n))) for name, key in zip(_EVENT_FIELDS, _EVENT_KEYS)}
     payloads = cols["payload"]
+    # unchecked JSON: a payload that is not an object is read as empty
     cols["payloads"] = payloads if set(map(type, payloads)) == {dict} else [p if type(p) is dict else _EMPTY for p in payloads]
+    for name in _PAYLOAD_FIELDS:
+        cols[name] = list(map(get, cols["payloads"], repeat(name, n)))
+    _act_adapters(cols["phase"], cols["payloads"], cols["tool"])
     metrics = cols["metrics"]
     durations: list[Any] = [None] * len(metrics)
     for i in compress(range(len(metrics)), metrics):  # most events have none; an empty object has none either
@@ -308,6 +274,19 @@ def _columns(evs: list[dict[str, Any]]) -> dict[str, list[Any]]:
             durations[i] = m.get("duration_ms")
     cols["duration_ms"] = durations
     return cols
+
+
+def _act_adapters(phases: list[Any], payloads: list[dict[str, Any]], tools: list[Any]) -> None:
+    """An act names its actor under ``tool`` or ``adapter`` (Noēsis' rule; its synthetic act: ``adapter``): ``tools``
+    takes the adapter of each act whose payload has no ``tool`` key (``list.index`` finds the acts at C speed)."""
+    i = -1
+    try:
+        while True:
+            i = phases.index("act", i + 1)
+            if "tool" not in payloads[i]:
+                tools[i] = payloads[i].get("adapter")
+    except ValueError:
+        pass
 
 
 def _shared(ids: list[Any], caused_by: list[Any]) -> list[Any]:
@@ -328,12 +307,3 @@ def _by_run(items: list[tuple[int, Any]] | tuple[tuple[int, Any], ...], starts: 
         run = bisect_right(starts, row) - 1
         by_run.setdefault(run, []).append((row - starts[run], value))
     return by_run
-
-
-def _unparsed(raw: list[Any], parsed: Any) -> list[tuple[int, Any]]:
-    """(row, string) of the timestamps ``_arrays.timestamps`` read as missing although a string was there."""
-    missing = _arrays.missing(parsed)
-    if int(missing.sum()) == raw.count(None):
-        return []
-    rows = np.flatnonzero(missing & np.fromiter((v is not None for v in raw), dtype=bool, count=len(raw)))
-    return [(row, raw[row]) for row in rows.tolist()]

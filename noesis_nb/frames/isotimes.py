@@ -55,6 +55,11 @@ class TimeColumn:
 
     def build(self) -> tuple[pd.api.extensions.ExtensionArray, list[tuple[int, Any]]]:
         """The ``datetime64[us, UTC]`` array, and (row, value) for each non-missing value that is not a time."""
+        micros, unparsed = self.micros()
+        return pd.Series(micros.view("M8[us]")).dt.tz_localize("UTC").array, unparsed
+
+    def micros(self) -> tuple[np.ndarray, list[tuple[int, Any]]]:
+        """UTC microseconds (``NAT`` when unknown), and (row, value) for each non-missing value that is not a time."""
         micros, ok = parse_fixed(bytes(self.buf), self.rows)
         rest = np.flatnonzero(~ok)
         unparsed: list[tuple[int, Any]] = []
@@ -63,8 +68,7 @@ class TimeColumn:
             values = micros_of(raw)
             micros[rest] = values
             unparsed = [(row, v) for row, v, t in zip(rest.tolist(), raw, values.tolist()) if t == NAT and v is not None]
-        out = pd.Series(micros.view("M8[us]")).dt.tz_localize("UTC").array
-        return out, unparsed
+        return micros, unparsed
 
     def _text(self, row: int) -> str:
         return bytes(self.buf[row * WIDTH : (row + 1) * WIDTH]).decode("ascii")
