@@ -31,16 +31,24 @@ from functools import lru_cache
 
 from .forms import LEAST, no_secret, written_forms
 
-__all__ = ["environ_secrets", "environ_read", "names_secret", "SETTING_WORDS"]
+__all__ = ["environ_secrets", "environ_read", "names_secret", "SETTING_WORDS", "WHOLE_WORDS", "CODE_WORDS"]
+
+#: the short words naming a secret, shared with ``names.is_secret_key`` (one list): a PIN or passcode (a name of its
+#: own in data, ``{"pin": "4821"}``; in a variable's name after another word, ``MASTER_PIN``, ``ADMIN_PASSCODE``) and a
+#: one-time code's or a short password's (in a short name, ``totp_code``, ``user_pw``; ``TOTP_SEED``, ``DB_PW``). Read
+#: as whole words of a name (split at ``_`` and case changes): ``PIPELINE`` and ``SPINNER`` hold no ``PIN``
+WHOLE_WORDS = frozenset({"PIN", "PASSCODE"})
+CODE_WORDS = frozenset({"OTP", "TOTP", "HOTP", "PW"})
 
 # a word of a name saying its value is a credential, wherever it stands (``DB_PASSWORD_PROD``, ``GITHUB_TOKEN_RO``)
 _STRONG = frozenset(
-    {"SECRET", "SECRETS", "TOKEN", "PASSWORD", "PASSWORDS", "PASSWD", "CREDENTIAL", "CREDENTIALS", "CREDS"} | {"PASSPHRASE"}
+    {"SECRET", "SECRETS", "TOKEN", "PASSWORD", "PASSWORDS", "PASSWD", "CREDENTIAL", "CREDENTIALS", "CREDS"}
+    | {"PASSPHRASE", "PASSCODE", "TOTP", "HOTP"}
 )
 # short or loose words saying so after another word of the name (``DB_PASS_RO``), or as its last (``PW`` and
 # ``COOKIE`` only there: ``PW_BROWSER``, ``COOKIE_DOMAIN`` are settings)
 _LOOSE = frozenset({"PASS", "PWD", "AUTH", "PRIVATE"})
-_LAST_ONLY = frozenset({"PW", "COOKIE"})
+_LAST_ONLY = frozenset({"COOKIE"}) | (WHOLE_WORDS | CODE_WORDS) - _STRONG  # (``PW``, ``PIN``, ``OTP``: ``PIN_MEMORY``)
 # a word after the secret word saying the value points at the secret or sets how it is used rather than holds it
 # (``TOKEN_FILE``, ``SECRET_NAME``, ``API_KEY_HEADER``, ``PASSWORD_MIN_LENGTH``, ``JWT_SECRETKEY_ROTATION``). ``URL``
 # too: a URL holding a password is hidden by its shape wherever it is written (``user:pass@`` and a query's ``token=``)

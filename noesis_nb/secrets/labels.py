@@ -21,35 +21,61 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from .disguise import hidden
 from .names import PLACEHOLDERS, is_secret_key, stands_for
+from .tables import TABLE_HINT, column_secrets, html_cell_secrets, section_secrets
 
-__all__ = ["HINT_WORDS", "LABEL_HINT", "LABEL_HINT_BYTES", "LABEL_SAID", "labelled_secrets"]
+__all__ = ["HINT_BRANCHES", "HINT_WORDS", "LABEL_HINT", "LABEL_HINT_BYTES", "LABEL_SAID", "labelled_secrets"]
 
 # the word for password (and secret, token) in the common languages, lower case: de, fr, es, it, pt, nl, pl, cs, ru,
-# uk, tr, sv, da/no, fi, el, ja, zh, ko; English's own words last
+# uk, tr, sv, da/no, fi, el, ja, zh, ko; ar (كلمة المرور, كلمة السر), he (סיסמה, סיסמא), hi (पासवर्ड), fa (رمز عبور,
+# گذرواژه), th (รหัสผ่าน), vi (mật khẩu), id (kata sandi), ms (kata laluan), hu (jelszó), hr/sr/bs (lozinka, лозинка),
+# sl (geslo), et (parool), lt (slaptažodis), lv (parole), ro (parolă), bg (парола); "API key" as fr, ja, de, ru write
+# it; English's own words last
 _WORDS = (
     "passwort", "kennwort", "mot de passe", "mdp", "contraseña", "contrasena", "clave", "senha", "palavra-passe",
     "wachtwoord", "hasło", "haslo", "heslo", "пароль", "токен", "şifre", "sifre", "parola", "lösenord", "losenord",
     "adgangskode", "passord", "salasana", "κωδικός", "συνθηματικό", "パスワード", "暗証番号", "トークン", "密码",
     "密碼", "口令", "令牌", "密钥", "비밀번호", "암호", "토큰",
+    "كلمة المرور", "كلمة السر", "סיסמה", "סיסמא", "पासवर्ड", "رمز عبور", "گذرواژه", "รหัสผ่าน", "mật khẩu",
+    "kata sandi", "kata laluan", "jelszó", "jelszo", "lozinka", "лозинка", "geslo", "parool", "slaptažodis", "parole",
+    "parolă", "парола", "clé api", "cle api", "apiキー", "api-schlüssel", "api-schluessel", "ключ api",
     "password", "passwd", "passphrase", "passcode", "pwd", "secret", "client secret", "token", "access token",
     "api key", "api-key", "apikey",
 )  # fmt: skip
 # what a text must hold for any rule here to read it (lower-cased): a table word not holding ``pass``, ``secret``,
 # ``token`` or ``key`` (the other detectors' gates let those through), or a command's name
-_HINT_WORDS = (
+_HINT_WORDS: tuple[str, ...] = (
     "kennwort", "mdp", "contrase", "clave", "senha", "wachtwoord", "hasło", "haslo", "heslo", "пароль", "токен",
     "şifre", "sifre", "parola", "lösenord", "losenord", "adgangskode", "salasana", "κωδικ", "συνθηματικ", "パスワード",
     "暗証番号", "トークン", "密码", "密碼", "口令", "令牌", "密钥", "비밀번호", "암호", "토큰",
     "sqlcmd", "bcp ", "az login", "smbclient", "rpcclient", "identified", "with-token", "requirepass", "masterauth",
-    "securestring", "auth ", "mongosh",
+    "securestring", "auth ", "mongo",
+    # the words added with ar, he, hi, fa, th, vi, id/ms, hu, hr/sr, sl, et, lt, lv, ro, bg and the "API key" labels,
+    # each by a piece of it no word of the table above holds (``kata sandi``, ``ật khẩu``, ``é api``, ``üssel``)
+    "كلمة", "סיסמ", "पासवर्ड", "رمز عبور", "گذرواژه", "รหัสผ่าน", "ật khẩu", "kata sandi", "kata laluan", "jelsz",
+    "lozinka", "лозинка", "geslo", "parool", "žodis", "parole", "parolă", "парола", "é api", "cle api", "キー",
+    "üssel", "schluessel", "ключ api",
+    # the commands whose password flag a rule below reads: any ``<tool> login -p X`` (``helm registry login``,
+    # ``skopeo``, ``oras``, ``vault login X``), the mongo tools, ``twine upload -p``
+    "login", "twine",
 )  # fmt: skip
+# a word of a script writing vowels as combining marks (``पासवर्ड``, ``รหัสผ่าน``) is read without them too, as ``text``
+# reads a text holding such marks (``disguise``: a mark may hide a keyword)
+_HINT_WORDS += tuple(r for w in _HINT_WORDS if (r := hidden().sub("", w)) != w)
 HINT_WORDS = _HINT_WORDS  # (``text``'s prefilter anchors each at a rarer letter; a test holds every one found there)
+#: the branches ``text``'s prefilter searches for the ASCII hint words above added with the languages and commands of
+#: ``HINT_WORDS``' last lines (lowered bytes), each opening at a literal, looking back from a rarer letter where the
+#: word's first is a common one (the words opening past ASCII are searched at their first byte already)
+HINT_BRANCHES = (
+    rb"g(?:eslo|o(?<=mongo)|in(?<=login))|zinka(?<=lozinka)|kata\x20(?:sandi|laluan)|jelsz|paro(?:l|ol)|wine(?<=twine)"
+    rb"|cle\x20api|hluessel(?<=schluessel)"
+)
 LABEL_HINT = re.compile("|".join(re.escape(w) for w in _HINT_WORDS))
 LABEL_HINT_BYTES = re.compile("|".join(re.escape(w) for w in _HINT_WORDS).encode())
 # a secret's word said in prose or set off by no ASCII sign (``the secret is X``, ``password — X``, ``| token | X |``):
 # a text of no ``=``, ``:`` or quote is read by the detectors only when it holds this (lower-cased)
-LABEL_SAID = re.compile(r"(?:secret|token|key|pass\w*|pwd|passcode|pin|credentials?)(?:[ \t]+(?:is|was|are)\b|[ \t*_]*[—–|：])")
+LABEL_SAID = re.compile(r"(?:secret|token|key|pass\w*|pwd|passcode|pin|credentials?)(?:[ \t]+(?:is|was|are)\b|[ \t*_]*[—–|：→⇒])")
 
 
 def _alternatives(words: tuple[str, ...]) -> str:
@@ -57,7 +83,9 @@ def _alternatives(words: tuple[str, ...]) -> str:
 
 
 _ENGLISH_FROM = _WORDS.index("password")
-_FOREIGN, _ENGLISH = _alternatives(_WORDS[:_ENGLISH_FROM]), _alternatives(_WORDS[_ENGLISH_FROM:])
+_UNMARKED = tuple(r for w in _WORDS[:_ENGLISH_FROM] if (r := hidden().sub("", w)) != w)  # (as the hints above)
+_FOREIGN = _alternatives(_WORDS[:_ENGLISH_FROM] + _UNMARKED)
+_ENGLISH = _alternatives(_WORDS[_ENGLISH_FROM:])
 _VALUE = r"""[`'"]?([^\s`'"|*<>]+)"""
 _RULES: tuple[re.Pattern[str], ...] = (
     # a label in another language, maybe Markdown-bold or in a table's cell, then ``:``, ``：``, ``=``, ``:=``, a dash
@@ -114,6 +142,38 @@ _RULES: tuple[re.Pattern[str], ...] = (
         r"""(?i)<input\b[^<>]{0,400}?\bvalue[ \t]*=[ \t]*(?:"([^"]*)"|'([^']*)')[^<>]{0,400}?\btype[ \t]*=[ \t]*["']?password\b"""
     ),
 )
+# the layouts added later, each judged as a label's value: a label qualified by what it is for (``Password (prod): X``,
+# ``password for prod: X``), written as code (`` `password`: `X` ``), before an arrow (``password → X``) or a dotted
+# leader (``Password ....... X``); an HTML cell naming one is ``tables``'
+_ANY_WORD = f"(?:{_ENGLISH}|{_FOREIGN})"
+_LAYOUT_RULES = (
+    re.compile(
+        rf"(?i)(?<![\w-]){_ANY_WORD}(?:[ \t]*+\([^()\n]{{1,40}}+\)"
+        r"|[ \t]++(?:for|on|of|to|at)(?:[ \t]++[\w.@/-]{1,40}+){1,3}+)[ \t]*+(?::=|[:：=]|[—–→⇒]|->|=>)[ \t]*+" + _VALUE
+    ),
+    re.compile(rf"(?i)`{_ANY_WORD}`[ \t]*+(?::=|[:：=]|[—–→⇒]|->|=>)[ \t]*+" + _VALUE),
+    re.compile(rf"(?i)(?<![\w-]){_ANY_WORD}(?![\w-])[ \t]*+(?:[→⇒]|->|=>|\.{{3,}}+|…++)[ \t]*+" + _VALUE),
+)
+# commands given a password by a flag of their own, read as a label's value is (judged: ``-p 2222`` is a port)
+_COMMAND_RULES = (
+    # any tool's login (``helm registry login``, ``skopeo``, ``oras``, ``buildah``, ``crane auth login``) by ``-p``
+    re.compile(r"(?i)\blogin\b[^\n;&|]{0,300}?[ \t](?:-p|--password)(?:[ \t]+|=)" + _VALUE),
+    # the mongo tools (``mongo``, ``mongosh``, ``mongodump``, ``mongorestore``, ``mongoexport``, ``mongoimport``, …)
+    re.compile(r"\bmongo[a-z]*\b[^\n;&|]{0,300}?[ \t](?:-p|--password)(?:[ \t]+|=)" + _VALUE),
+    re.compile(r"\btwine\b[^\n;&|]{0,300}?[ \t](?:-p|--password)(?:[ \t]+|=)" + _VALUE),
+    re.compile(r"\bgh[ \t]+secret[ \t]+set\b[^\n;&|]{0,300}?[ \t](?:-b|--body)(?:[ \t]+|=)" + _VALUE),
+    # ``vault login X`` (a token given whole, no flag: ``vault login -method=userpass username=bob`` gives none)
+    re.compile(r"\bvault[ \t]+login(?:[ \t]+-[\w-]+(?:=[^\s=]*)?)*+[ \t]+(?!-)([^\s`'\"|*<>=]+)(?=[ \t]*(?:$|[\n;&|]))", re.M),
+    # ``echo X | passwd --stdin user`` (RHEL's passwd reads it from its standard input)
+    re.compile(
+        r"\b(?:echo|printf)[ \t]+(?:-[ne]+[ \t]+|['\"]?%s(?:\\n)?['\"]?[ \t]+)?"
+        + _VALUE
+        + r"[ \t]*\|[ \t]*(?:sudo[ \t]+)?passwd[ \t]+--stdin\b"
+    ),
+    # MySQL's ``SET PASSWORD [FOR user] = PASSWORD('X')`` or ``= 'X'``
+    re.compile(r"""(?i)\bset[ \t]+password\b[^\n;=]{0,200}=[ \t]*(?:password[ \t]*\([ \t]*)?['"]([^'"\n]+)['"]"""),
+)
+_RULES += _LAYOUT_RULES + _COMMAND_RULES
 # code whose first group is a name to judge (``is_secret_key``) before the value: Go's ``:=``, an environment lookup's
 # default, a setter
 _NAMED_RULES = (
@@ -127,7 +187,10 @@ _NAMED_RULES = (
 _RULES += _NAMED_RULES
 _NAMED = frozenset(_NAMED_RULES)
 # the rules whose value may be a word, judged as one (a label's, a saying's, a redis line's, a query's)
-_JUDGED = frozenset(_RULES[:3]) | {rule for rule in _RULES if "auth[ " in rule.pattern or "pass|passwd|" in rule.pattern}
+_JUDGED = frozenset(_RULES[:3] + _LAYOUT_RULES + _COMMAND_RULES) | {
+    rule for rule in _RULES if "auth[ " in rule.pattern or "pass|passwd|" in rule.pattern
+}
+_COLUMN_WORDS = frozenset(w.lower() for w in _WORDS) | {"pass", "api_key", "access_token", "client_secret"}
 _TRAILING = ".,;:!?)]}"
 _CODE = re.compile(r"[A-Za-z_][\w.]*[(\[]")
 
@@ -160,3 +223,7 @@ def labelled_secrets(text: str) -> Iterator[str]:
             if rule not in _JUDGED and (value.lower() in PLACEHOLDERS or stands_for(value)):
                 continue
             yield value
+    if TABLE_HINT.search(text.lower()) is not None or LABEL_HINT.search(text.lower()) is not None:
+        yield from column_secrets(text, _COLUMN_WORDS, _reads_as_no_word)  # ``user,password`` then ``admin,X``
+        yield from html_cell_secrets(text, _COLUMN_WORDS, _reads_as_no_word)  # ``<th>Password</th><td>X</td>``
+        yield from section_secrets(text, _reads_as_no_word)  # ``credentials:`` then ``  admin: X``

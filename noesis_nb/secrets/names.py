@@ -10,10 +10,11 @@ import re
 from functools import lru_cache
 
 from .disguise import plain
-from .environ import SETTING_WORDS
+from .environ import CODE_WORDS, SETTING_WORDS, WHOLE_WORDS
 
 __all__ = [
     "is_secret_key",
+    "names_secrets",
     "looks_like_credential",
     "names_no_value",
     "names_variable",
@@ -122,17 +123,30 @@ _SECRET_WORDS = frozenset(
 )
 # short secret words, counted in a short name only (``user_pw``, ``totp_code``): split at its capitals, a random
 # word holds them (``…wwrPwV81…`` has ``pw``), and a key beside a list's first text made that text a secret's name
-_SHORT_WORDS = frozenset({"otp", "totp", "hotp", "pw"})
+_SHORT_WORDS = frozenset(word.lower() for word in CODE_WORDS)  # (``environ`` reads the same words in a variable's name)
 # names that hold a secret when they are the whole name (``{"pin": "4821"}``), not inside another (``pin_memory``).
 # ``sig``, ``signature`` and ``hmac`` are none: a signature or a digest proves, it grants nothing (a thinking block's
 # ``signature``, a webhook's); one that authorises a request is in a URL's query, where ``url_parts`` finds it
-_WHOLE_NAMES = frozenset({"pin", "passcode"})
+_WHOLE_NAMES = frozenset(word.lower() for word in WHOLE_WORDS)
 # what a ``<word>_pass`` name holds the password of (``DB_PASS``, ``smtpPass``, ``KEYSTORE_PASS``)
 _PASS_OWNERS = frozenset(
     {
         "db", "database", "smtp", "imap", "pop", "mail", "email", "admin", "root", "user", "keystore", "truststore",
         "key", "mysql", "pg", "postgres", "redis", "mongo", "ftp", "sftp", "ldap", "proxy", "vault", "login",
         "account", "service", "bind", "master", "wifi", "vpn", "ssh", "app", "api", "http", "amqp", "rabbitmq",
+        # Ansible's ``ansible_become_pass`` (the password of ``become``: sudo, su), ``sudo_pass``
+        "become", "sudo", "su",
+    }
+)  # fmt: skip
+# what a ``<word>_key`` name holds the key of, past the pairs below: a service's API key (``OPENAI_KEY``,
+# ``STRIPE_KEY``), a signing or encryption key (``JWT_KEY``, ``APP_KEY``, ``FERNET_KEY``); not ``sort_key``,
+# ``cache_key``, ``idempotency_key``, ``primary_key`` (a key of data, no credential)
+_KEY_OWNERS = frozenset(
+    {
+        "jwt", "jws", "jwe", "app", "fernet", "cipher", "crypt", "crypto", "aes", "decryption", "license", "licence",
+        "openai", "anthropic", "claude", "gemini", "google", "groq", "mistral", "cohere", "deepseek", "xai", "grok",
+        "perplexity", "together", "fireworks", "replicate", "huggingface", "hf", "stripe", "sendgrid", "mailgun",
+        "twilio", "pinecone", "tavily", "serpapi", "openrouter", "voyage", "elevenlabs", "deepgram", "azure", "aws",
     }
 )  # fmt: skip
 # a name written as one word holds a secret word at its end: ``PGPASSWORD``, ``APITOKEN``, ``GITHUBTOKEN``,
@@ -155,6 +169,11 @@ _SECRET_PAIRS = frozenset(
         ("subscription", "key"),  # Azure's ``Ocp-Apim-Subscription-Key``
     }
 )
+# the plurals of the pairs: a name holding several (``api_keys``, ``private_keys``), as ``passwords`` and ``secrets`` do
+_SECRET_PAIRS |= frozenset((first, second + "s") for first, second in _SECRET_PAIRS if second == "key")
+# ``tokens`` after a word saying which (``access_tokens``, ``auth_tokens``); not ``max_tokens``, ``input_tokens`` (counts)
+_TOKEN_OWNERS = frozenset({"access", "auth", "api", "bearer", "refresh", "bot", "session", "personal", "deploy"})
+_OWNED = {"key": _KEY_OWNERS, "keys": _KEY_OWNERS, "tokens": _TOKEN_OWNERS}  # a last word -> the words naming whose
 # a last word that makes the name describe a secret rather than hold one: ``token_file``, ``secret_name``,
 # ``password_stdin``, ``approval_token_ref``, ``auth_type``, ``token_count``
 _ABOUT = frozenset(
@@ -255,7 +274,16 @@ def is_secret_key(name: str) -> bool:
     short = len(words) <= 4 and not any(c.isspace() for c in read)  # a name, not a random word split at capitals
     if len(words) > 1 and ((short and "pwd" in words) or (words[-1] == "pass" and words[-2] in _PASS_OWNERS)):
         return True
+    if len(words) > 1 and words[-1] in _OWNED and words[-2] in _OWNED[words[-1]]:
+        return True  # ``OPENAI_KEY``, ``JWT_KEY``, ``access_tokens``
     return any(pair in _SECRET_PAIRS for pair in zip(words, words[1:]))
+
+
+def names_secrets(name: str) -> bool:
+    """Whether ``name`` names a set of secrets by a plural no other use gives it alone: ``tokens`` (a mapping of them
+    by what each is for, ``{"tokens": {"ci": X}}``, a config's section). Not ``max_tokens`` (a count); a model's tokens
+    in a list are no credentials, so the caller reads such a name above secrets given by name (text or a mapping)."""
+    return plain(str(name)).strip().lower() == "tokens"
 
 
 def looks_like_credential(text: str) -> bool:

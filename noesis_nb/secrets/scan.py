@@ -28,7 +28,7 @@ import orjson
 from .exact import exact_all
 from .joined import chunk_texts, split_secrets
 from .known import for_text
-from .names import REDACTED_VALUE, hunted, is_secret_key, names_no_value, vocabulary_token
+from .names import REDACTED_VALUE, hunted, is_secret_key, names_no_value, names_secrets, vocabulary_token
 from .text import find_in_text, payload_might_contain
 
 __all__ = [
@@ -80,6 +80,10 @@ _OWN_FLAG = {
     "unzip": ("-P",), "openssl": ("-k",),
 }  # fmt: skip
 _LOGINS = frozenset({"docker", "podman", "nerdctl"})  # ... at their ``login``, also attached (``-pSECRET``)
+# ... and any tool's ``login`` (``helm registry login``, ``skopeo login``, ``oras login``) by ``-p``/``--password``; the
+# mongo tools (``mongo``, ``mongodump``, ``mongorestore``…) and ``twine`` by theirs; ``gh secret set NAME --body X``
+_LOGIN_FLAGS = frozenset({"-p", "--password"})
+_GH_BODY = frozenset({"-b", "--body"})
 _OPENSSL_PASS = frozenset({"-pass", "-passin", "-passout", "-password"})  # ``-passin pass:SECRET``
 
 
@@ -181,10 +185,18 @@ def _argv_hits(items: list[Any], path: Path) -> dict[int, Hit]:
         ):  # aws configure set aws_secret_access_key <value>
             hits[i + 1] = Hit(path + (i + 1,), (nxt,), True)
             continue
+        if prog == "vault" and i == 2 and items[1] == "login" and isinstance(item, str) and _credential_like(item):
+            if "=" not in item and not item.startswith("-"):  # ``vault login X``: the token itself
+                hits[i] = Hit(path + (i,), (item,), True)
+                continue
         if not isinstance(item, str) or not item.startswith("-") or item in {"-", "--"}:
             continue
         name, eq, value = item.lstrip("-").partition("=")
         if item in _OWN_FLAG.get(prog, ()) and nxt and (prog not in _LOGINS or "login" in items[:i]):
+            hits[i + 1] = Hit(path + (i + 1,), (nxt,), True)
+        elif item in _LOGIN_FLAGS and nxt and ("login" in items[1:i] or prog.startswith("mongo") or prog == "twine"):
+            hits[i + 1] = Hit(path + (i + 1,), (nxt,), True)
+        elif prog == "gh" and item in _GH_BODY and nxt and items[1:3] == ["secret", "set"]:
             hits[i + 1] = Hit(path + (i + 1,), (nxt,), True)
         elif prog in _LOGINS and item.startswith("-p") and len(item) > 2 and item[2] != "-" and "login" in items[:i]:
             hits[i] = Hit(path + (i,), (item[2:].lstrip("="),), False)
@@ -219,6 +231,15 @@ def _whole(item: Any, path: Path, entropy: bool) -> Hit:
 
 def _hidden(value: Any) -> bool:
     return value is None or value == REDACTED_VALUE
+
+
+def _secret_named(key: str, item: Any) -> bool:
+    """Whether ``key`` names its value a secret (``password``, ``api_keys``), or a set of secrets by what each is for:
+    ``{"tokens": {"ci": X}}`` (a mapping of texts only: ``{"tokens": {"input": 10}}`` counts them, and a model's tokens
+    come in a list)."""
+    if is_secret_key(key):
+        return True
+    return type(item) is dict and bool(item) and names_secrets(key) and all(type(v) is str for v in item.values())
 
 
 def _no_secret(key: str, item: Any, holder: Mapping[Any, Any]) -> bool:
@@ -307,7 +328,7 @@ def _walk(value: Any, path: Path, entropy: bool, out: list[Hit], ids: bool = Fal
                 in_key = find_in_text(key, entropy=entropy and not (ids and _id_shaped(key)))
                 if in_key:
                     out.append(Hit(path + (key,), tuple(sorted(in_key, key=len, reverse=True)), False, key=True))
-            if key == named or (isinstance(key, str) and is_secret_key(key) and not _no_secret(key, item, value)):
+            if key == named or (isinstance(key, str) and _secret_named(key, item) and not _no_secret(key, item, value)):
                 out.append(_whole(item, path + (key,), entropy and not ids))
             else:
                 _walk(item, path + (key,), entropy, out, ids or _opaque(key) or _is_digest(key, item))

@@ -46,7 +46,7 @@ from .exact import exact
 from .gates import Gate, forget
 from .joined import chunk_texts
 from .known import for_text
-from .labels import HINT_WORDS, LABEL_HINT, LABEL_SAID, labelled_secrets
+from .labels import HINT_BRANCHES, HINT_WORDS, LABEL_HINT, LABEL_SAID, labelled_secrets
 from .linear import per_line, widen_all
 from .names import REDACTED_VALUE, is_secret_key, names_no_value, names_variable, stands_for, unwrapped
 from .pairs import COMMAND_HINT, COMMAND_HINT_BYTES, command_passwords, named_values
@@ -149,7 +149,7 @@ _HINTS = (
     + rb")|arola|cclient(?<=rpcclient))|b(?:cp\x20|client(?<=smbclient))"
     rb"|fied(?<=identified)|k(?:ennwort|ode(?<=adgangskode)|en(?<=with-token))|xec(?<=psexec)|jdbc:oracle"
     rb"|z(?:(?<=\b7z)a?\b|\x20login(?<=az\x20login))|q(?:l(?<=sql)(?:plus|ldr|cmd)|uirepass(?<=requirepass))"
-    rb"|\xc5\x82(?<=has\xc5\x82)o|\xc3\xb6(?<=l\xc3\xb6)senord|" + _FOREIGN
+    rb"|\xc5\x82(?<=has\xc5\x82)o|\xc3\xb6(?<=l\xc3\xb6)senord|" + HINT_BRANCHES + b"|" + _FOREIGN
 )
 _HINT = re.compile(_HINTS)
 
@@ -316,8 +316,10 @@ _ANCHORS_HINTS_OR_CHUNKS = re.compile(
     rb"|b(?:earer|cp\x20|client(?<=smbclient))|fied(?<=identified)|k(?:en|ey|ie|s\.slack|er|ennwort|ode(?<=adgangskode))"
     rb"|x(?:ox|ec(?<=psexec))|j(?:(?<=eyj)|dbc:oracle)|q(?:l(?:(?<=mysql)|(?<=sql)(?:plus|ldr|cmd))|uirepass(?<=requirepass))"
     rb"|z(?:ip|(?<=\b7z)a?\b|\x20login(?<=az\x20login))"
-    rb"|-cli(?<=redis-cli)|//(?<=://)|%[0-9a-f]{2}|\\(?:[ux0-3/]|n\{)|&#|\{(?<=\},\{)"
-    rb"|\xc5\x82(?<=has\xc5\x82)o|\xc3\xb6(?<=l\xc3\xb6)senord|" + _FOREIGN
+    rb"|-cli(?<=redis-cli)|//(?<=://)|%[0-9a-f]{2}|\\(?:[ux0-3/]|n\{)|&#|\{(?<=\},\{)|"
+    + HINT_BRANCHES
+    + rb"|\xc5\x82(?<=has\xc5\x82)o|\xc3\xb6(?<=l\xc3\xb6)senord|"
+    + _FOREIGN
 )
 
 
