@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._safetext import safe_repr
 from .._unstarted import to_await
+from ..capture.usage import fitted_counts
 from ..capture.usage import text as cut_text
 from ..runtime.handreport import peer_text
 from ..secrets.quoted import quoted
@@ -123,8 +124,9 @@ def usage_row(
 ) -> Row:
     """A ``model`` row (``event_name`` ``model.call``) following the parts-of-totals rule.
 
-    A count the system did not report stays None. Parts larger than their total are kept as
-    reported and flagged in ``usage_warning`` rather than silently "fixed". ``total_tokens`` is
+    A count the system did not report stays None. A part larger than its total follows the rule captured
+    calls follow (``capture.usage.fitted_counts``): the total kept, the part unknown, said in ``usage_warning``
+    (written as given, it made the frames read the total unknown too, and the call's cost). ``total_tokens`` is
     input + output (AG-UI's rule, the one every count here follows): with one of them unknown, it
     gives that one; alone, it is kept and both stay unknown (so is the cost); disagreeing with
     them, the two are kept and the disagreement is flagged.
@@ -159,6 +161,11 @@ def usage_row(
     output, reasoning = counts["output_tokens"], counts["reasoning_tokens"]
     if output is not None and reasoning is not None and reasoning > output:
         warnings.append(f"reasoning_tokens ({reasoning}) exceeds output_tokens ({output})")
+    # the rule captured calls follow: the totals kept, the part that does not fit them unknown
+    fitted = fitted_counts(*(counts[k] for k in _COUNTS), lone_write=True)
+    if lost := [k for k in _COUNTS if counts[k] is not None and fitted[k] is None]:
+        warnings.append(f"{' and '.join(lost)} left unknown, the totals kept")
+        payload.update((k, fitted[k]) for k in _COUNTS)
     if warnings:  # every inconsistency, joined: a later one must not hide an earlier one
         payload["usage_warning"] = "; ".join(warnings)
     payload.update((k, v) for k, v in extra.items() if v is not None)

@@ -205,8 +205,8 @@ class EpisodeContext:
                 )
             agent_id = self._names.shown(agent_id)
         event = self._episode.recorder.emit(phase, payload, agent_id=agent_id or self._agent, caused_by=caused_by)
-        if refused is not None:
-            raise ValueError(f"{refused} (the call is recorded with its token counts unknown, so its cost reads unknown)")
+        if refused is not None:  # (saying what was recorded)
+            raise refused
         return str(event["id"])
 
     def alive(self) -> None:
@@ -257,9 +257,10 @@ class EpisodeContext:
     ) -> str:
         """Record one model call. Input/output are totals; cached, cache-write and reasoning are parts of them.
 
-        Unknown counts stay ``None`` (never 0). A count that is none (10**33, negative, a fraction, parts past their
-        total) raises ``ValueError`` once the call is recorded with its counts unknown: it happened, its cost is
-        unknown, never $0. A negative, NaN or infinite ``latency_ms`` or ``cost_usd`` is refused
+        Unknown counts stay ``None`` (never 0). A count that is none (10**33, negative, a fraction) raises
+        ``ValueError`` once the call is recorded with its counts unknown: it happened, its cost is unknown, never $0.
+        Parts past their total (cached above the input) raise it once the call is recorded as a captured call with
+        such counts is: the totals kept, the part unknown. A negative, NaN or infinite ``latency_ms`` or ``cost_usd`` is refused
         as a negative count is (a frame would read it as unknown). ``cost_usd`` is what the provider reported; analysis
         prices tokens itself and keeps this in its own column. A call the episode already captured
         from the SDK (same ``request_id``, or same model and token totals) is not written twice: the
@@ -272,8 +273,8 @@ class EpisodeContext:
         given = (input_tokens, output_tokens, cached_input_tokens, cache_write_input_tokens, reasoning_tokens)
         counts, refused = reported_counts(dict(zip(_TOKEN_ARGS, given)))
         event_id = self._model_event(model, provider, request_id, counts, figures)
-        if refused is not None:  # the call happened: it is recorded, its counts unknown, and the slip is said
-            raise ValueError(f"{refused} (the call is recorded with its token counts unknown, so its cost reads unknown)")
+        if refused is not None:  # the call happened: it is recorded as ``reported_counts`` keeps it, the slip said
+            raise refused
         return event_id
 
     def _model_event(

@@ -18,7 +18,7 @@ from decimal import Decimal
 from typing import Any
 
 from .._safetext import NAME_JOINERS, safe_repr, type_name, unseen_character, unseen_escaped, unseen_said
-from ..capture.usage import MAX_COUNT, text
+from ..capture.usage import MAX_COUNT, fitted_counts, text
 from ..errors import InvalidOptionError
 from ..secrets.quoted import quoted
 from ..store.vocab import TOKEN_FIELDS
@@ -33,25 +33,36 @@ def plain_figures(given: dict[str, Any]) -> dict[str, Any]:
 
 
 def reported_counts(given: dict[str, Any], *, parts: bool = True) -> tuple[dict[str, Any], ValueError | None]:
-    """A model call's token counts as written (``plain_figures``; with ``parts``, cached and cache-write within the
-    input, reasoning within the output), and the ``ValueError`` refusing them, if any: then every count given is
-    None, so the call is still recorded, its tokens and cost unknown (a call that happened never reads as $0)."""
+    """A model call's token counts as written, and the ``ValueError`` refusing them, if any, saying what was recorded.
+
+    The figures are ``plain_figures``'; a count that is none (10**33, -5, text) makes every count given None, so the
+    call is still recorded, its tokens and cost unknown (a call that happened never reads as $0). Parts past their
+    total (cached and cache-write above the input, reasoning above the output) follow the rule captured calls
+    follow (``capture.usage.fitted_counts``): the totals kept, the part that does not fit unknown; with ``parts``
+    (``ctx.model_call``) that is refused too, once recorded so."""
     try:
         counts = plain_figures(given)
-        if not parts:
-            return counts, None
-        parts_in = sum(v for v in (counts.get("cached_input_tokens"), counts.get("cache_write_input_tokens")) if v)
-        if counts.get("input_tokens") is not None and parts_in > counts["input_tokens"]:
-            raise ValueError(
-                f"cached_input_tokens + cache_write_input_tokens = {parts_in} exceeds input_tokens={counts['input_tokens']}; "
-                "input_tokens is the total including cached and cache-write tokens"
-            )
-        output, reasoning = counts.get("output_tokens"), counts.get("reasoning_tokens")
-        if output is not None and reasoning is not None and reasoning > output:
-            raise ValueError(f"reasoning_tokens={reasoning} exceeds output_tokens={output}; output_tokens includes reasoning")
     except ValueError as exc:
-        return dict.fromkeys(given), exc
-    return counts, None
+        return dict.fromkeys(given), ValueError(
+            f"{exc} (the call is recorded with its token counts unknown, so its cost reads unknown)"
+        )
+    fitted = fitted_counts(*(counts.get(k) for k in TOKEN_FIELDS), lone_write=True)
+    lost = [k for k in counts if counts[k] is not None and fitted[k] is None]
+    if not lost:
+        return counts, None
+    kept = {k: fitted[k] for k in counts}
+    if not parts:
+        return kept, None
+    said = []
+    parts_in = sum(v for v in (counts.get("cached_input_tokens"), counts.get("cache_write_input_tokens")) if v)
+    if counts.get("input_tokens") is not None and parts_in > counts["input_tokens"]:
+        said.append(f"cached_input_tokens + cache_write_input_tokens = {parts_in} exceeds input_tokens={counts['input_tokens']}")
+    if "reasoning_tokens" in lost:
+        said.append(f"reasoning_tokens={counts['reasoning_tokens']} exceeds output_tokens={counts['output_tokens']}")
+    return kept, ValueError(
+        f"{'; '.join(said)}: input and output tokens are totals including their cached, cache-write and reasoning "
+        f"parts (the call is recorded as a captured call with such counts is: the totals kept, {' and '.join(lost)} unknown)"
+    )
 
 
 def _figure(key: str, value: Any) -> int | float:

@@ -113,8 +113,11 @@ def test_require_names_the_install_line():
 def test_every_usage_warning_is_kept():
     _, payload = usage_row("x", model="m", input_tokens=10, cached_input_tokens=20, output_tokens=5, reasoning_tokens=9)
     assert payload["usage_warning"] == (
-        "cached + cache-write input (20) exceeds input_tokens (10); reasoning_tokens (9) exceeds output_tokens (5)"
+        "cached + cache-write input (20) exceeds input_tokens (10); reasoning_tokens (9) exceeds output_tokens (5); "
+        "cached_input_tokens and reasoning_tokens left unknown, the totals kept"
     )
+    assert payload["input_tokens"] == 10 and payload["output_tokens"] == 5  # capture's rule: the totals kept
+    assert payload["cached_input_tokens"] is None and payload["reasoning_tokens"] is None
 
 
 def test_one_default_answer_for_every_integration():
