@@ -247,10 +247,7 @@ def _row(
 ) -> dict[str, Any]:
     """One draft's columns; ``ended``: its run's seal began (``SealState.ended``), so a draft still waiting never will be."""
     gov = obj(prepared, "governance", report)
-    decided = facts.get("decided_at")
-    if decided is None and approval.get("decided_at"):
-        decided = _arrays.iso_to_utc([approval["decided_at"]]).iloc[0] if isinstance(approval["decided_at"], str) else None
-        decided = None if decided is pd.NaT else decided
+    decided = _decision_time(approval.get("decided_at"), facts.get("decided_at"), report)
     status = call_status(draft_id, prepared, approval, execution, facts, ended)
     _decision_agrees(approval.get("status"), facts, execution.get("status") or facts.get("exec_status"), report)
     waited_from = facts.get("pending_at") if facts.get("pending_at") is not None else facts.get("requested_at")
@@ -290,6 +287,27 @@ def _row(
         or facts.get("decision_code")
         or (facts.get("pending_code") if status in ("pending", UNDECIDED) else None),
     }
+
+
+def _decision_time(given: Any, logged: Any, report: Report) -> Any:
+    """When the person decided: the approval record's ``decided_at`` (written as they decided), else the time the run
+    logged the decision (``tool.approved``/``tool.rejected``: written at the resume, which may come hours later). A
+    record's time after the log's is no decision time (one of the two was edited): reported, the log's kept. A record's
+    ``decided_at`` that is no time is reported by the record's check and read as unknown: the log's time is used."""
+    at = _arrays.iso_to_utc([given]).iloc[0] if isinstance(given, str) and given else pd.NaT
+    if pd.isna(at):
+        return logged
+    if logged is not None and not pd.isna(logged) and at > logged + _LATE:
+        report(
+            f"decided_at {quoted(given)} in the approval record is after the run logged the decision at "
+            f"{logged.isoformat()}; the log's time is kept"
+        )
+        return logged
+    return at
+
+
+#: how much later than its log a record's decision time may read (clocks of two processes on one machine)
+_LATE = pd.Timedelta(seconds=1)
 
 
 def _decision_agrees(recorded: Any, facts: dict[str, Any], ran: Any, report: Report) -> None:

@@ -31,11 +31,13 @@ __all__ = ["decide", "binding_problem", "bound_decision"]
 
 
 def binding_problem(prepared: PreparedToolInvocation, decision: ToolApprovalDecision) -> str | None:
-    """What keeps an approval from binding ``prepared`` (another request, fingerprint or impact hash than the draft's:
-    the draft or the decision was changed after review, or written for another draft), None when it binds. A
+    """What keeps an approval from binding ``prepared`` (another run, request, fingerprint or impact hash than the
+    draft's: the draft or the decision was changed after review, or written for another draft), None when it binds. A
     rejection binds whatever it says (it runs nothing)."""
     if decision.status is not ApprovalDecisionStatus.APPROVED:
         return None
+    if decision.run_id != prepared.run_id:  # Noēsis finds a decision by run_id + draft_id: another run's is none
+        return f"is for run {quoted(decision.run_id)}, not the draft's run {quoted(prepared.run_id)}"
     if decision.request_id != prepared.request_id:
         return f"approves request {quoted(decision.request_id)}, not the draft's {quoted(prepared.request_id)}"
     if decision.reviewed_fingerprint != prepared.payload.request_fingerprint:

@@ -368,6 +368,11 @@ def _check_approval(prepared: PreparedToolInvocation, decision: ToolApprovalDeci
             + "; it will not run.",
             decision=decision,
         )
+    if decision.run_id != prepared.run_id:  # Noēsis finds a decision by run_id + draft_id: another run's is none
+        raise ApprovalDecisionBindingError(
+            f"decision {quoted(decision.decision_id)} is for run {quoted(decision.run_id)}, but draft {quoted(key)} is "
+            f"run {quoted(prepared.run_id)}'s; decide this draft in its own run."
+        )
     if decision.request_id != prepared.request_id:
         raise ApprovalDecisionBindingError(
             f"decision {quoted(decision.decision_id)} is for request {quoted(decision.request_id)}, "

@@ -150,8 +150,13 @@ def test_decision_with_wrong_fingerprint_or_impact_raises_binding_error(harness,
         reviewed_fingerprint=prepared.payload.request_fingerprint,
         impact_hash=prepared.preflight.impact_hash,
     )
-    for bad in ({"reviewed_fingerprint": "sha256:" + "0" * 64}, {"impact_hash": "sha256:bad"}, {"request_id": "req-2"}):
-        with pytest.raises(ApprovalDecisionBindingError):
+    for bad in (
+        {"reviewed_fingerprint": "sha256:" + "0" * 64},
+        {"impact_hash": "sha256:bad"},
+        {"request_id": "req-2"},
+        {"run_id": "ep_another_run"},  # Noēsis looks a decision up by run_id + draft_id: another run's is none
+    ):
+        with pytest.raises(ApprovalDecisionBindingError, match=next(iter(bad.values()))[:12]):
             harness.execute(DRAFT, decision=ToolApprovalDecision(**{**base, **bad}))
     assert not marker.exists()
     assert harness.execute(DRAFT, decision=ToolApprovalDecision(**base)).status is ExecutionStatus.SUCCEEDED
