@@ -1,20 +1,23 @@
 """Batches analysed: ``batch_summary`` per adapter and ``compare_batches`` task by task, each with 95% intervals.
 
 Both read ``runs_df`` rows (or load them): a task re-run in a batch (``rerun_failed``, a run lost
-with its process) counts once, by its latest run. Success is status ``ok`` among finished runs;
-rates (and bool scores: ``runs_df.score_is_bool``) get Wilson's score interval, means (other scores, paired differences)
-Student's t interval.
+with its process) counts once, by its latest run, but what it cost counts every run of it. Success is status ``ok``
+among finished runs; rates (and bool scores: ``runs_df.score_is_bool``) get Wilson's score interval, means (other
+scores, paired differences) Student's t interval.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..errors import InvalidOptionError
+from ..batch.record import load_record
+from ..errors import InvalidOptionError, NoesisNbError
 from ..store.vocab import TERMINAL_STATUSES
 from .intervals import mean_interval, score_interval, wilson
 from .runs import runs_df
@@ -36,10 +39,21 @@ def _runs(value: Any) -> pd.DataFrame:
         return value
     if hasattr(value, "batch_id") and hasattr(value, "root"):
         # the runs the batch took as its entries': by episode id, not by the batch tag any run under the root may carry
-        # (a copied or crafted run naming the batch, started "later", would stand in for the entry's own run)
+        # (a copied or crafted run naming the batch, started "later", would stand in for the entry's own run); with
+        # the runs its record says each entry ran before (re-run or lost), which the tasks' cost counts
         runs = runs_df(value.root)
-        return runs[runs["episode_id"].isin(list(value.episode_ids))]
+        return runs[runs["episode_id"].isin([*value.episode_ids, *_earlier_ids(value)])]
     return runs_df(value)
+
+
+def _earlier_ids(handle: Any) -> list[str]:
+    """The episodes a batch's record says its entries ran before their current ones (none when it cannot be read:
+    its entries' own runs are still summarized)."""
+    try:
+        record = load_record(Path(handle.record_path))
+    except (AttributeError, TypeError, OSError, ValueError, NoesisNbError):
+        return []
+    return [str(i) for entry in (record or {}).get("entries", []) for i in entry.get("previous", [])]
 
 
 def latest_runs(runs: pd.DataFrame) -> pd.DataFrame:
@@ -101,13 +115,46 @@ _SUMMARY = [
 ]
 
 
-def _bool_scores(finished: pd.DataFrame) -> bool:
+def _bool_scores(finished: pd.DataFrame) -> bool | None:
     """Whether every score of these runs was recorded as a JSON boolean (``runs_df.score_is_bool``); a frame without
-    that column (made by hand) has numbers, not bools."""
+    that column (made by hand) has numbers, not bools. None when some are bools and some numbers (a pass/fail batch
+    beside a points one): no mean of the two means anything."""
     if "score_is_bool" not in finished:
         return False
-    kinds = finished["score_is_bool"][finished["score"].notna()]
-    return bool(len(kinds)) and bool(kinds.fillna(False).astype(bool).all())
+    kinds = finished["score_is_bool"][finished["score"].notna()].fillna(False).astype(bool)
+    if kinds.all():
+        return bool(len(kinds))
+    return None if kinds.any() else False
+
+
+def _mixed_scores(adapter: str, finished: pd.DataFrame) -> str:
+    """The warning for an adapter whose scores are bools in some runs and numbers in others, naming their batches."""
+    scored = finished[finished["score"].notna()]
+    kinds = scored["score_is_bool"].fillna(False).astype(bool)
+    named = [
+        f"{what} in batch(es) {', '.join(sorted(map(str, scored['batch_id'][rows].dropna().unique()))) or '(none)'}"
+        for what, rows in (("pass/fail (bool) scores", kinds), ("numeric scores", ~kinds))
+    ]
+    return (
+        f"batch_summary: adapter {adapter!r} has {' and '.join(named)}; a mean of the two means nothing, so its "
+        "mean_score and interval are NaN. Summarize each batch alone: batch_summary(runs[runs.batch_id == '...'])"
+    )
+
+
+def _spent(everything: pd.DataFrame, latest: pd.DataFrame) -> pd.Series:
+    """What each of ``latest``'s tasks cost, every run of it counted (a failed run re-run by ``rerun_failed`` was
+    paid for too), aligned on ``latest``; NaN when any of its runs' cost is unknown. A run outside batches is its own."""
+    own = latest["cost_usd"].astype(float)
+    inside = everything["batch_id"].notna()
+    if not inside.any():
+        return own
+    keyed = everything[inside]
+    keys = [keyed[k].astype(object).where(keyed[k].notna(), None) for k in _KEYS]
+    costs = keyed["cost_usd"].astype(float)
+    totals = costs.groupby(keys, dropna=False, sort=False).agg(lambda c: c.sum(skipna=False))
+    at = pd.MultiIndex.from_frame(latest[_KEYS].astype(object).where(latest[_KEYS].notna(), None))
+    summed = pd.Series(totals.reindex(at).to_numpy(dtype=float), index=latest.index)
+    return summed.where(latest["batch_id"].notna(), own)
 
 
 def batch_summary(runs: Any) -> pd.DataFrame:
@@ -115,16 +162,27 @@ def batch_summary(runs: Any) -> pd.DataFrame:
 
     The duration percentiles are of the running time (``running_time``: ``duration_s - waiting_s``, a wait for a
     person to approve left out); ``attrs["duration"]`` says which was used. Cost and tokens per task are NaN when
-    any task's are unknown (an unpriced call), as ``runs_df``'s totals are."""
-    frame = latest_runs(_runs(runs))
-    frame = frame.assign(adapter=_adapter(frame))
+    any task's are unknown (an unpriced call), as ``runs_df``'s totals are; the cost counts every run of a task
+    (a failed run re-run by ``rerun_failed`` was paid for too), the tokens, like the rest, its latest run.
+
+    An adapter's runs are pooled across the batches passed (the same agent run again); when its scores are bools in
+    some runs and numbers in others (a pass/fail batch beside a points one), its score columns are NaN and a
+    ``UserWarning`` names the batches: pass one batch's runs to summarize it alone."""
+    everything = _runs(runs)
+    frame = latest_runs(everything)
+    frame = frame.assign(adapter=_adapter(frame), spent_usd=_spent(everything, frame))
     rows = []
     for adapter, group in frame.groupby("adapter", sort=True):
         finished = group[group["status"].astype(str).isin(sorted(TERMINAL_STATUSES))]
         n, ok = len(finished), int((finished["status"].astype(str) == "ok").sum())
         low, high = wilson(ok, n)
         scores = finished["score"].to_numpy(dtype=float, na_value=np.nan)
-        mean, score_low, score_high = score_interval(scores, bools=_bool_scores(finished))
+        bools = _bool_scores(finished)
+        if bools is None:
+            warnings.warn(_mixed_scores(str(adapter), finished), UserWarning, stacklevel=2)
+            mean = score_low = score_high = math.nan
+        else:
+            mean, score_low, score_high = score_interval(scores, bools=bools)
         tokens = finished["input_tokens"].astype("Float64") + finished["output_tokens"].astype("Float64")
         durations, meaning = running_time(finished)
         rows.append(
@@ -141,7 +199,7 @@ def batch_summary(runs: Any) -> pd.DataFrame:
                 "score_low": score_low,
                 "score_high": score_high,
                 # unknown when a task's cost or tokens are (an unpriced call): never the mean of the others alone
-                "cost_per_task_usd": float(finished["cost_usd"].mean(skipna=False)) if n else math.nan,
+                "cost_per_task_usd": float(finished["spent_usd"].mean(skipna=False)) if n else math.nan,
                 "tokens_per_task": float(tokens.astype(float).mean(skipna=False)) if n else math.nan,
                 "duration_p50_s": float(np.nanpercentile(durations, 50)) if np.isfinite(durations).any() else math.nan,
                 "duration_p95_s": float(np.nanpercentile(durations, 95)) if np.isfinite(durations).any() else math.nan,
@@ -150,7 +208,12 @@ def batch_summary(runs: Any) -> pd.DataFrame:
     out = pd.DataFrame(rows, columns=_SUMMARY).set_index("adapter")  # no runs: no rows, the same columns
     meaning = running_time(frame.iloc[:0])[1]
     scores = "Wilson score, 95% (bool scores); else Student t, 95%"
-    out.attrs.update(success_interval="Wilson score, 95%", score_interval=scores, duration=meaning)
+    out.attrs.update(
+        success_interval="Wilson score, 95%",
+        score_interval=scores,
+        duration=meaning,
+        cost="every run of each task, re-runs included",
+    )
     return out
 
 

@@ -48,5 +48,5 @@ def test_a_numeric_score_keeps_its_t_interval(tmp_path: Path) -> None:
     scores = [0.5, 1.0, 2.0]
     mean = sum(scores) / 3
     sd = math.sqrt(sum((s - mean) ** 2 for s in scores) / 2)
-    half = 4.303 * sd / math.sqrt(3)  # Student t, 2 degrees of freedom
+    half = 4.30265272974946 * sd / math.sqrt(3)  # Student t(0.975), 2 degrees of freedom
     assert (row["score_low"], row["score_high"]) == pytest.approx((mean - half, mean + half), rel=1e-12)
