@@ -217,8 +217,8 @@ def build_parser() -> _Parser:
         help="a draft whose tool was cut off before its result was recorded: run it again, or record it failed",
     )
 
-    stop = sub.add_parser("stop", help="cancel an episode running in this kernel (it ends 'cancelled', sealed)")
-    stop.add_argument("episode")
+    stop = sub.add_parser("stop", help="cancel episodes running in this kernel (each ends 'cancelled', sealed)")
+    stop.add_argument("episode", nargs="+", help="one episode id, or several (a re-run cell's note lists them in one line)")
     stop.add_argument(
         "--drain",
         type=_number(float, "a number of seconds", "--drain 5 (no unit)"),
@@ -530,7 +530,7 @@ class NoesisMagics(Magics):
     def noesis(self, line: str, cell: str | None = None) -> Any:
         """Run, list, show and decide episodes: ``%noesis run <using> "<task>"``, ``%noesis list``,
         ``%noesis show <episode>``, ``%noesis inbox``, ``%noesis approve <episode> [draft]``, ``%noesis reject …``,
-        ``%noesis resume <episode>``, ``%noesis stop <episode> [--drain S]``, ``%noesis steer <episode> "<text>"``,
+        ``%noesis resume <episode>``, ``%noesis stop <episode>… [--drain S]``, ``%noesis steer <episode> "<text>"``,
         ``%noesis runs-dir [path]``.
         ``%noesis --help`` and ``%noesis <command> --help`` print the options."""
         try:
@@ -764,21 +764,35 @@ class NoesisMagics(Magics):
 
     def _stop(self, args: argparse.Namespace, cell: str | None) -> Any:
         drain_seconds(args.drain)  # the option first, before the episode is looked up
-        handle = self._live("stop", args.episode)
-        if not handle.done() and handle.stop_requested and not handle.draining:  # a second stop: nothing more to do
-            print(f"{args.episode} is already cancelling; it is ending 'cancelled'")
+        episodes = list(dict.fromkeys(args.episode))
+        if len(episodes) == 1:
+            self._stop_one(self._live("stop", episodes[0]), episodes[0], args.drain)
             return None
-        was_draining = handle.draining
-        if handle.done() or not handle.cancel(drain_s=args.drain):
-            print(_not_stopped_line(args.episode, handle))
-        elif was_draining:  # a second stop during a drain stops at once
-            print(f"stopping {args.episode} at once: its drain is cut short")
-        else:
-            print(
-                f"cancelling {args.episode}"
-                + (f" once its running calls finish (≤ {args.drain:g} s)" if args.drain is not None else "")
+        live = live_handles()  # several (a re-run cell's note lists those it left): one that ended meanwhile is said
+        if not any(e in live for e in episodes) and any(sep in e for e in episodes for sep in ("/", os.sep)):
+            joined = " ".join(args.episode)  # %noesis stop /tmp/my run: one path cut at its space, not two episodes
+            raise UsageError(
+                f"%noesis stop: no episode {quoted(joined)} is running in this kernel "
+                f'(a path that holds spaces is one argument: put it in quotes: "{joined}")'
             )
+        for episode in episodes:
+            if episode in live:
+                self._stop_one(live[episode], episode, args.drain)
+            else:
+                print(f"{quoted(episode)} is not running in this kernel (it ended, or never ran here); nothing to stop")
         return None
+
+    def _stop_one(self, handle: Any, episode: str, drain: float | None) -> None:
+        if not handle.done() and handle.stop_requested and not handle.draining:  # a second stop: nothing more to do
+            print(f"{episode} is already cancelling; it is ending 'cancelled'")
+            return
+        was_draining = handle.draining
+        if handle.done() or not handle.cancel(drain_s=drain):
+            print(_not_stopped_line(episode, handle))
+        elif was_draining:  # a second stop during a drain stops at once
+            print(f"stopping {episode} at once: its drain is cut short")
+        else:
+            print(f"cancelling {episode}" + (f" once its running calls finish (≤ {drain:g} s)" if drain is not None else ""))
 
     def _steer(self, args: argparse.Namespace, cell: str | None) -> Any:
         from .widgets.render import short

@@ -16,7 +16,9 @@ from .reach import magic_line, show_call
 from .render import esc
 from .stale import REVIVE, if_live, if_stale
 
-__all__ = ["running_cell", "left_behind", "left_behind_html"]
+__all__ = ["running_cell", "left_behind", "left_behind_html", "SHOWN_MAX"]
+
+SHOWN_MAX = 3  # earlier episodes the note names, newest first; the rest are counted (30 Run Alls named 30, 17 KB)
 
 # cell id -> (request id of its latest run, ids of the episodes it showed): ids only, so an ended episode's
 # handle (and its events) is not kept alive by a cell that never runs again
@@ -62,13 +64,14 @@ def left_behind(source: Any) -> list[Any]:
 
 
 def left_behind_html(sources: list[Any]) -> str:
-    """The note the new view shows: each earlier episode, what it waits for, and how to reach it; with the words that
+    """The note the new view shows: the newest earlier episodes (``SHOWN_MAX``; the rest counted, with the command that
+    lists them), what each waits for and how to reach it, and one ``%noesis stop`` line for them all; with the words that
     replace it once the kernel is gone (``stale.py``): the episodes no longer go on, a paused one waits on disk and a
     running one is lost."""
     if not sources:
         return ""
     lines = []
-    for source in sources:
+    for source in sources[:SHOWN_MAX]:  # newest first: ``left_behind`` puts each run's episode before the earlier ones
         episode_id = esc(source.episode_id)
         show = f"<code>{esc(show_call(source.episode_id, source.run_dir))}</code>"
         if source.pending:
@@ -79,8 +82,14 @@ def left_behind_html(sources: list[Any]) -> str:
             resume = f"<code>{esc(magic_line('resume', source.episode_id, source.run_dir))}</code>"
             gone = f"was running when the kernel stopped, so it is lost: settle it with {resume}, or see it in {show}"
         lines.append(f"<li><code>{episode_id}</code> {if_live(live)}{if_stale(gone)}</li>")
+    if len(sources) > SHOWN_MAX:
+        lines.append(f"<li>and {len(sources) - SHOWN_MAX} more: <code>%noesis list</code></li>")
     head = if_live("⚠ This cell ran again; what its earlier run started goes on in the background (its view was replaced):")
     gone_head = if_stale(
         f"⚠ This cell ran again before the kernel stopped; what its earlier run started goes on no more. {REVIVE}Then:"
     )
-    return f'<div class="nnb-msg nnb-c-orange">{head}{gone_head}<ul>{"".join(lines)}</ul></div>'
+    stop_all = ""
+    if len(sources) > 1:  # one line that stops every one of them
+        ids = " ".join(esc(s.episode_id) for s in sources)
+        stop_all = if_live(f"Stop all {len(sources)} with <code>%noesis stop {ids}</code>")
+    return f'<div class="nnb-msg nnb-c-orange">{head}{gone_head}<ul>{"".join(lines)}</ul>{stop_all}</div>'
