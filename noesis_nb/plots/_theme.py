@@ -3,8 +3,8 @@
 A figure carries its colours inside it: plotly's JupyterLab renderer applies no theme (its
 figures cannot follow ``--jp-…`` variables), so no single text colour is readable on both a
 light and a dark page. Figures therefore bring their own light paper — dark text on it passes
-WCAG AA (≥ 4.5:1) whatever the notebook's theme — with the Okabe–Ito colour-blind-safe
-palette and quiet grid lines. Applied per figure: no global ``pio.templates.default`` or
+WCAG AA (≥ 4.5:1) whatever the notebook's theme — with a colour-blind-safe palette whose
+every colour holds 3:1 against that paper, and quiet grid lines. Applied per figure: no global ``pio.templates.default`` or
 renderer change.
 """
 
@@ -27,7 +27,10 @@ __all__ = [
     "say_empty",
 ]
 
-PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#999999"]
+# every colour ≥ 3:1 against PAPER (WCAG 1.4.11, graphics: Okabe–Ito's yellow was 1.3:1, its orange 2.2:1, its sky
+# blue 2.3:1), and any two apart by ≥ 15 ΔE (CIELAB) as seen with deuteranopia, protanopia or tritanopia (Okabe–Ito's
+# closest two under deuteranopia: 7); the first four the most apart. docs/analysis.md, tests/plots/test_palette_contrast.py
+PALETTE = ["#0078B4", "#B48700", "#F04B87", "#78874B", "#8778F0", "#962D00", "#960F78", "#784B4B"]
 GREY = "rgba(100,100,100,0.25)"
 TEXT = "#24292f"  # 14.7:1 on the paper
 PAPER = "#fdfdfd"

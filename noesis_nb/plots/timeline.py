@@ -23,7 +23,7 @@ from ..store.vocab import (
 )
 from ._need import need
 from ._safe import categories, esc_all, label_ticks, short
-from ._theme import color_map, new_figure
+from ._theme import PALETTE, color_map, new_figure
 
 __all__ = ["episode_timeline", "describe_payload", "MARK_ROWS"]
 
@@ -141,7 +141,7 @@ def episode_timeline(events: pd.DataFrame, episode_id: str | None = None, *, tit
                     marker=dict(
                         symbol=symbol,
                         size=12,
-                        color="#D55E00" if row_name == "approvals" else "#56B4E9",
+                        color=PALETTE[5] if row_name == "approvals" else PALETTE[4],
                         line=dict(width=1, color="#8c8c8c"),
                     ),
                     customdata=_custom(rows),

@@ -15,19 +15,19 @@ from ..secrets.quoted import quoted
 from ..store.vocab import TOKEN_COLUMNS
 from ._need import as_times, need
 from ._safe import categories, esc, label_ticks, wrapped
-from ._theme import color_map, money_axis, new_figure, say_empty
+from ._theme import PALETTE, color_map, money_axis, new_figure, say_empty
 
 __all__ = ["cost_over_time", "tokens_by", "tokens_over_time", "token_parts"]
 
 _PARTS = [
-    ("uncached input", "#0072B2", ""),
-    ("cached input", "#56B4E9", ""),
-    ("cache-write input", "#009E73", ""),
-    ("output", "#E69F00", ""),
-    ("reasoning (in output)", "#E69F00", "/"),
+    ("uncached input", PALETTE[0], ""),
+    ("cached input", PALETTE[4], ""),
+    ("cache-write input", PALETTE[3], ""),
+    ("output", PALETTE[1], ""),
+    ("reasoning (in output)", PALETTE[1], "/"),
 ]
 _NO_CALLS = "no model calls in this usage frame: load the runs dir your episodes write to, e.g. noesis_nb.usage_df(RUNS_DIR)"
-_UNKNOWN = [("input, split unknown", "#0072B2", "."), ("output, split unknown", "#E69F00", ".")]  # drawn only when present
+_UNKNOWN = [("input, split unknown", PALETTE[0], "."), ("output, split unknown", PALETTE[1], ".")]  # drawn only when present
 
 
 def _need(df: pd.DataFrame, cols: tuple[str, ...], what: str) -> None:
