@@ -565,6 +565,7 @@ _GATED = {
     r"\b(?:zip|unzip|zipcloak)\b": (("zip",), 0, 2, False),
     r"(?i)\bopenssl\b": (("openssl",), 0, 0, True),
 }
+_CURL_HEAD = _LINE_HEADS[_EXTRA[-8]]
 _GATES: dict[Any, Any] = {
     p: Gate(p, *gate)
     for p in (*_EXTRA, *_LINE_HEADS.values())
@@ -619,11 +620,23 @@ _SEPARATOR = r"[ \t]*(?:=[ \t]*|:(?!:)" + _NEXT_LINE + r"[ \t]*(?:(?:\r?\n[ \t]*
 # ``{pw: X}`` end there). A quote ends it (``os.environ["KEY"]``, ``{'sha256'``: code; a quoted value is read whole by
 # ``_quoted_values``). Inside a URL's query (a ``?`` or ``&`` before the name) ``&`` always ends it (``_assignments``)
 _INSIDE = r"[,;&](?![\s\"',;&)}\]\\]|\Z|[A-Za-z_][A-Za-z0-9_.\[\]-]{0,80}[ \t]*[=:])|[)}\]](?=[A-Za-z0-9])"
+# a quote between two letters or digits is part of the value (YAML's plain ``password: O'Brien2024``, ``DB_PASSWORD=
+# Tr0ub'3xyz``, ``--password=a'b``, ``'Zq8\'Lm2'``; cut there, the rest was written in clear); one opening or closing a
+# string (``["KEY"]``, ``"X",``, ``'X'}``) still ends it
+_INNER_QUOTE = r"(?:(?<=[A-Za-z0-9])\\?|(?<=[A-Za-z0-9]\\))[\"'](?=[A-Za-z0-9])"
+# letters around such a quote read as words (``password: it's complicated``, ``token: don't share``, ``O'Reilly``): no value
+_QUOTED_WORD = re.compile(r"[A-Za-z]+(?:\\?[\"'][A-Za-z]+)+")
 # (a value's run of plain characters is read possessively: the same match; read one by one through the alternation it
 # cost half a microsecond a character, seconds for a JSON string holding a long word)
 _ASSIGN = re.compile(  # name = value, name: value, "name": "value", -H 'Name: value', JSON in a string: \"name\": \"value\"
     rf"(?P<name>[A-Za-z_][A-Za-z0-9_.-]{{0,{_NAME_MAX - 1}}})"
-    r"\\?[\"']?" + _SEPARATOR + r"(?!\\[nrt])\\?[\"']?(?P<value>(?:[^\s\"',;&)}\]\\]++|\\(?![\"'])|" + _INSIDE + r")+)"
+    r"\\?[\"']?"
+    + _SEPARATOR
+    + r"(?!\\[nrt])\\?[\"']?(?P<value>(?:[^\s\"',;&)}\]\\]++|\\(?![\"'])|"
+    + _INSIDE
+    + "|"
+    + _INNER_QUOTE
+    + r")+)"
 )
 # where a name may end: right after a name character, the separator ``_ASSIGN`` reads after a name, and all of it
 _NAME_END = re.compile(r"(?<=[A-Za-z0-9_.-])\\?[\"']?" + _SEPARATOR + r"\\?[\"']?")
@@ -669,7 +682,7 @@ _QUERY = re.compile(  # ?access_token=value&… (a URL is one word to ``_ASSIGN`
     r"[?&;](?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})=(?P<value>[^\s\"'&#]+)"
 )
 _FLAG = re.compile(  # --name value, -name value (command lines written out as text)
-    r"(?<![\w-])--?(?P<name>[A-Za-z][A-Za-z0-9_-]{0,80})[ \t]+[\"']?(?P<value>[^\s\"'-][^\s\"']*)"
+    r"(?<![\w-])--?(?P<name>[A-Za-z][A-Za-z0-9_-]{0,80})[ \t]+[\"']?(?P<value>[^\s\"'-](?:[^\s\"']++|" + _INNER_QUOTE + r")*)"
 )
 _SCHEMES = {"bearer", "basic", "token", "digest", "apikey", "api-key", "key"}
 
@@ -707,13 +720,14 @@ def _assigned(value: str) -> bool:
 
 
 # (where ``_ASSIGN`` ends a value: ``password=Tr0ub4dor&3xyzQ`` is one value, ``password=X&next=1`` ends at ``&``)
-_TRIMMED = re.compile(r"(?:[^\s,;&'\"`)\]}]++|" + _INSIDE + ")+")
+_TRIMMED = re.compile(r"(?:[^\s,;&'\"`)\]}]++|" + _INSIDE + "|" + _INNER_QUOTE + ")+")
 
 
 def _trim(value: str) -> str:
-    """A keyword match runs to the end of the line; the secret is its first word."""
+    """A keyword match runs to the end of the line; the secret is its first word (none when it reads as a word with an
+    apostrophe: ``it's``)."""
     match = _TRIMMED.match(value.strip())
-    return match.group() if match else ""
+    return match.group() if match and _QUOTED_WORD.fullmatch(match.group()) is None else ""
 
 
 _SCHEME_VALUE = re.compile(r"\s+([^\s\"',;]+)")  # the token after ``Authorization: Bearer``
@@ -761,6 +775,19 @@ def _assignments(text: str) -> tuple[list[str], list[str]]:
             value = value.partition("&")[0]
         if not _names_secret(name, value) or name.lower().startswith(_NEGATIONS):  # ``--no-auth flag`` takes no value
             continue
+        prefixed = _quoted_after(text, m)  # ``password = b'X'``: ``_quoted_values`` reads X (``b'a'``: a short value)
+        if prefixed is not None or _annotation(text, m):  # (``password: str = 'X'``: code, its value read there too)
+            if (
+                prefixed is not None
+                and len(prefixed[0]) < 4
+                and _plausible(prefixed[0], least=1)
+                and prefixed[0].lower() not in _FLAG_WORDS
+            ):
+                sep = text[m.end("name") : m.start("value")]
+                short.append(text[m.end("name") + max(sep.rfind("="), sep.rfind(":"), 0) : prefixed[1]])
+            continue
+        if _QUOTED_WORD.fullmatch(value) is not None:  # ``password: it's complicated``: prose
+            continue
         if _OPENS_CODE.fullmatch(value) is not None:  # ``auth=(user, pw)``: code; ``token=("X")``: its string
             quoted = _FIRST_QUOTED.match(value, 1)
             if quoted is None or (value.endswith(",") and name.lower().endswith("auth")):  # (``labels``: the tuple)
@@ -780,6 +807,60 @@ def _assignments(text: str) -> tuple[list[str], list[str]]:
     return found, short
 
 
+def _quoted_after(text: str, m: re.Match[str]) -> tuple[str, int] | None:
+    """The quoted text after a string's prefix an unquoted value starts with (``b'X'``, ``rb"X"``, ``@"X"``, ``N'X'``),
+    closed on its line, and where its closing quote ends: the value (None for no prefix, or an unclosed one:
+    ``N'Brien…`` is a value of its own)."""
+    prefixed = _PREFIXED.match(text, m.start("value"))  # (the value may end at the quote, or read on through it)
+    if prefixed is None:
+        return None
+    esc, quote = prefixed.group("esc"), prefixed.group("quote")
+    quoted = _quoted_at(text, prefixed.end(), esc, quote)
+    return None if quoted is None else (quoted, prefixed.end() + len(quoted) + len(esc + quote))
+
+
+def _annotation(text: str, m: re.Match[str]) -> bool:
+    """Whether a value after a name's ``:`` is its type, an ``=`` and the value following (``password: Final = 'X'``,
+    ``token: str | None = None``)."""
+    if ":" not in text[m.end("name") : m.start("value")] or _TYPE.fullmatch(m.group("value")) is None:
+        return False
+    return _ANNOTATED.match(text, m.end("value")) is not None
+
+
+# a Cookie or Set-Cookie header (a request log, an HTTP dump, ``curl -H 'Cookie: …'``, ``"Cookie": "…"``): its value runs to
+# its line's end, or to the quote closing the header's text; ``_ASSIGN`` ends a value at ``; `` before a next name, so
+# only the first cookie (``lang=en``) was hidden and the session's after it written in clear
+_COOKIE_HEADER = re.compile(
+    r"(?i)(?<![\w-])(?P<set>set-)?cookie2?(?P<closed>\\?[\"'])?[ \t]*:[ \t]*(?P<quote>\\?[\"'])?(?P<value>[^\n]*)"
+)
+# curl's own cookie flag: ``curl -b 'session=X'``, ``--cookie "a=1; sid=X"`` (a word without ``=`` is a file to read)
+_CURL_COOKIE = re.compile(r"(?i)\bcurl\b[^\n]*?\s(?:-b|--cookie)(?:[ \t]+|=)" + _FLAG_VALUE)
+_COOKIE = re.compile(r"(?:^|;)[ \t]*(?P<name>[^\s=;,]{1,128})[ \t]*=[ \t]*(?P<value>[^;]*)")
+# a cookie's value that is no credential: a plain word (``lang=en``, ``theme=dark``), a boolean, a short number
+_PLAIN_COOKIE = re.compile(r"[a-z]{1,12}|[A-Z]{1,12}|[A-Z]?[a-z]{1,12}|[0-9]{1,5}|true|false")
+
+
+def _cookie_values(text: str) -> Iterator[str]:
+    """The values of every cookie a Cookie header or ``curl -b`` gives (the first only of a Set-Cookie header: the
+    rest are its attributes, ``Path=/``), each but a plain word."""
+    headers = []
+    for m in _COOKIE_HEADER.finditer(text):
+        value = m.group("value")
+        if m.group("quote") or (m.group("closed") is None and m.start() and text[m.start() - 1] in "\"'"):
+            quote = (m.group("quote") or text[m.start() - 1])[-1]  # the header's text or its value is quoted
+            value = value.partition(quote)[0].rstrip("\\")
+        headers.append((value, m.group("set") is not None))
+    for m in per_line(_CURL_COOKIE, _CURL_HEAD, text):
+        headers.append((next(g for g in m.groups() if g), False))
+    for value, set_cookie in headers:
+        for cookie in _COOKIE.finditer(value):
+            found = cookie.group("value").strip().strip('"')
+            if _PLAIN_COOKIE.fullmatch(found) is None:
+                yield found
+            if set_cookie:
+                break
+
+
 # a value ``pwd`` names that reads as a folder: ``/srv/app``, ``~``, ``.``, ``$HOME/x``, ``%CD%``, ``C:\\x``, `` `pwd` ``
 # (and ODBC's braced ``PWD={…}``, read whole by ``pairs``: its start alone, cut at a ``}``, is none)
 _FOLDER = re.compile(r"""[\\"'`]*(?:[$%`~./\\{]|[A-Za-z]:[\\/])|[^\s]*[/\\]""")
@@ -796,16 +877,93 @@ def _names_secret(name: str, value: str) -> bool:
 
 
 # the separator before a quoted value (``="``, ``: '``, JSON in a string's ``: \"``) and the name that may end
-# before it (read back from the separator: searching a name at every place costs a blob ~1.5 s a megabyte)
-_QUOTED_SEP = re.compile(r"[=:][ \t]*(\\?)([\"'])")
+# before it (read back from the separator: searching a name at every place costs a blob ~1.5 s a megabyte). Between
+# the separator and the quote may stand a type annotation (``password: str = 'X'``, ``token: Final[str] = "X"``), a
+# string's prefix (Python's ``b r u f rb br fr rf`` in any case, C#'s ``@ $``, SQL's ``N``, the shell's ``$'…'``) and a
+# secret's wrapper (``SecretStr('X')``): read as the value, the prefix letter was hidden and the secret left in clear
+# a type is named by a capital (``Final``, ``Optional[str]``, ``typing.Final``) or is a builtin's (``str``, ``bytes``,
+# TypeScript's ``string``): ``if password: msg = 'set'`` gives ``password`` no value
+_TYPE_NAME = r"(?:[A-Z]\w{0,40}|[a-z_]\w{0,20}\.[A-Z]\w{0,40}|str|bytes|string)"
+_ANNOTATION = _TYPE_NAME + r"(?:\[[\w.\[\], |]{0,60}\]\]?)?(?:[ \t]*\|[ \t]*[A-Za-z_][\w.]{0,40}){0,3}"
+_STRING_PREFIX = r"(?:[bBrRuUfF]{1,2}|[@$]{1,2}|[Nn])"
+_WRAPPER = r"(?:[A-Za-z_]\w{0,40}\.)?(?:Secret(?:Str|Bytes|String|Value)?|Sensitive(?:Str|String|Value)?)\([ \t]*"
+_QUOTED_SEP = re.compile(
+    rf"(?:=|:(?:[ \t]*{_ANNOTATION}[ \t]*=(?!=))?)[ \t]*(?:{_WRAPPER})?(?P<prefix>{_STRING_PREFIX})?"
+    r"(?P<esc>\\?)(?P<quote>\"(?:\"\")?|'(?:'')?)"
+)
 _NAME_BEFORE = re.compile(r"(?P<name>[A-Za-z_][A-Za-z0-9_.-]{0,80})(?P<closed>\\?[\"']?)[ \t]*\Z")
 _QUOTED_MAX = 256  # the longest quoted value read whole (a passphrase, a generated password)
+# a quoted value to its closing quote, on its line: one escaped by a backslash is part of it (``'Zq8\'Lm2'``,
+# ``"Zq8\"Lm2"``, and inside a JSON string, where the quote is ``\"``, ``\\\"``). Read possessively, each character
+# once, at most ``_QUOTED_MAX``
+_TO_QUOTE = {quote: re.compile(rf"(?:[^{quote}\\\n]|\\[^\n]){{0,{_QUOTED_MAX}}}+{quote}") for quote in ("'", '"')}
+_TO_ESCAPED_QUOTE = {
+    quote: re.compile(
+        rf"(?:\\\\(?:\\\\|\\{quote}|\\[^\\{quote}\n]|[^\\\n])|\\[^\\{quote}\n]|[^\\\n]){{0,{_QUOTED_MAX}}}+\\{quote}"
+    )
+    for quote in ("'", '"')
+}
+_ESCAPED = re.compile(r"\\([\\\"'])")
+# a pair in code, a name and its value in a tuple or a list: ``("password", b'X')``, ``[('token', 'X')]``, ``("X-Api-Key",
+# "X")`` (a list of headers); taken when the value reads as no name (``('password', 'email')`` is a list of fields)
+_TUPLE_PAIR = re.compile(
+    r"[(\[][ \t]*(?P<nq>\\?[\"'])(?P<name>[A-Za-z_][\w.-]{0,80})(?P=nq)[ \t]*,[ \t]*"
+    rf"(?P<prefix>{_STRING_PREFIX})?(?P<esc>\\?)(?P<quote>[\"'])"
+)
+_IDENTIFIER = re.compile(r"[a-z]+(?:[_.-][a-z0-9]+)*|[A-Z]+(?:_[A-Z0-9]+)*|[A-Z]?[a-z]+(?:[A-Z][a-z]+)*")
+# a string's prefix and its opening quote (``b'``, ``rb"``, ``@"``), read as a value by ``_ASSIGN``; a type annotation
+_PREFIXED = re.compile(rf"{_STRING_PREFIX}(?P<esc>\\?)(?P<quote>[\"'])")
+_TYPE = re.compile(_TYPE_NAME + r"(?:\[[\w.\[, |]{0,60})?")
+_ANNOTATED = re.compile(r"\]{0,2}(?:[ \t]*\|[ \t]*[A-Za-z_][\w.]{0,40}(?:\[[\w.\[\], ]{0,60}\]\]?)?){0,3}[ \t]*=(?![=>])")
+
+
+_TYPED = re.compile(r":[ \t]*(?P<type>" + _TYPE.pattern + ")" + _ANNOTATED.pattern)
+
+
+def _annotated_types(text: str) -> set[str]:
+    """The types annotating a name in ``text`` (``password: Final = 'X'``): what ``_ASSIGN`` reads as a value there."""
+    return {m.group("type") for m in _TYPED.finditer(text)} if "=" in text else set()
+
+
+def _quoted_at(text: str, start: int, esc: str, quote: str) -> str | None:
+    """The quoted value starting at ``start`` as written, to its closing ``esc + quote`` (``'''``/``\"\"\"`` to the same
+    three), on its line; None when it is not closed there."""
+    if len(quote) == 3:
+        end = text.find(quote, start, start + _QUOTED_MAX + 3)
+        return text[start:end] if end >= 0 else None
+    pattern = (_TO_ESCAPED_QUOTE if esc else _TO_QUOTE)[quote]
+    closed = pattern.match(text, start)
+    return closed.group()[: -len(esc + quote)] if closed is not None else None
+
+
+def _readings(value: str, escaped: bool) -> Iterator[str]:
+    """A quoted value as written, and as it reads with its escaped quotes and backslashes undone (once, and twice
+    inside a JSON string): the secret itself, hunted in every other text."""
+    yield value
+    for _ in range(2 if escaped else 1):
+        read = _ESCAPED.sub(r"\1", value)
+        if read == value:
+            return
+        yield (value := read)
+
+
+def _f_string_empty(prefix: str, value: str) -> bool:
+    """Whether an interpolated string (``f"{user}:{pw}"``, ``f"Bearer {token}"``, C#'s ``$"…"``) holds too little of its
+    own to be a secret: no word of 4 characters or more but a scheme's between its fields."""
+    if "f" not in prefix.lower() and "$" not in prefix:
+        return False
+    words = _FIELDS.sub(" ", value).split()
+    return not any(len(word) >= 4 and word.lower() not in _SCHEMES for word in words)
+
+
+_FIELDS = re.compile(r"\{[^{}]*\}")
 
 
 def _quoted_values(text: str) -> Iterator[str]:
     """The whole quoted values of secret-looking names: ``DB_PASSWORD="Xq7&Lm2p…"``, ``passphrase: "correct horse
-    battery staple"``. ``_ASSIGN`` ends a value at ``& ; , ) } ]`` or a space, which a quoted value may hold: the rest
-    of it was written in clear (all of it when the first part was under 4 characters)."""
+    battery staple"``, ``password = b'X'``, ``password: str = '''X'''``. ``_ASSIGN`` ends a value at ``& ; , ) } ]``
+    or a space, which a quoted value may hold: the rest of it was written in clear (all of it when the first part was
+    under 4 characters)."""
     for sep in _QUOTED_SEP.finditer(text):
         name = _NAME_BEFORE.search(text, max(0, sep.start() - _NAME_MAX - 8), sep.start())
         named = name.group("name").lstrip("-") if name is not None else ""
@@ -814,20 +972,29 @@ def _quoted_values(text: str) -> Iterator[str]:
         # a name opened by a quote and not closed before the separator is inside a text (``"auth: " + user``):
         # the quote after the separator closes that text, it opens no value
         opened = name.start() > 0 and text[name.start() - 1] in "\"'" and not name.group("closed")
-        if opened and not sep.group(1):  # (an escaped quote opens a value inside that text: JSON in a string)
+        if opened and not sep.group("esc"):  # (an escaped quote opens a value inside that text: JSON in a string)
             continue
-        quote = sep.group(1) + sep.group(2)  # ``\"`` inside a JSON string, else the quote itself
-        end = text.find(quote, sep.end(), sep.end() + _QUOTED_MAX + len(quote))
-        value = text[sep.end() : end] if end >= 0 else ""
-        # a value starts and ends with no blank (a streamed ``{"token": " world"}`` piece is no secret value)
-        if value.strip() != value or "\n" in value or (quote not in ('"', "'") and "\\" in value):
-            continue
-        if not _names_secret(named, value):  # (``pwd="$HOME/app"``: the working directory)
-            continue
-        if REDACTED_VALUE in value:  # its first word learned and redacted already (``"[REDACTED] horse battery"``)
-            yield from (part.strip() for part in value.split(REDACTED_VALUE) if part.strip())
-        elif value:
-            yield value
+        yield from _quoted_value(text, sep, named)
+    if "," in text:
+        for pair in _TUPLE_PAIR.finditer(text):
+            if is_secret_key(pair.group("name")):
+                pair_values = _quoted_value(text, pair, pair.group("name"))  # (``('api_key', 'API key')``: a label)
+                yield from (v for v in pair_values if _IDENTIFIER.fullmatch(v) is None and not any(c.isspace() for c in v))
+
+
+def _quoted_value(text: str, sep: re.Match[str], named: str) -> Iterator[str]:
+    """The value quoted after ``sep`` (a match of ``_QUOTED_SEP`` or ``_TUPLE_PAIR``) given to ``named``."""
+    esc, quote, prefix = sep.group("esc"), sep.group("quote"), sep.group("prefix") or ""
+    value = _quoted_at(text, sep.end(), esc, quote) or ""
+    # a value starts and ends with no blank (a streamed ``{"token": " world"}`` piece is no secret value)
+    if not value or value.strip() != value or "\n" in value or _f_string_empty(prefix, value):
+        return
+    if not _names_secret(named, value):  # (``pwd="$HOME/app"``: the working directory)
+        return
+    if REDACTED_VALUE in value:  # its first word learned and redacted already (``"[REDACTED] horse battery"``)
+        yield from (part.strip() for part in value.split(REDACTED_VALUE) if part.strip())
+    else:
+        yield from _readings(value, bool(esc))
 
 
 _OPENED = frozenset({"'", '"', "}", "]"})  # what follows ``{``/``[`` opening a key or closing an empty one
@@ -1059,8 +1226,13 @@ def _find(text: str, entropy: bool) -> set[str]:
             named = ids_out_of_values(given)
             by_name.update(m.group(1) for m in _BEARER.finditer(named))
         kept = _LINE_END_SEP.sub("\\g<0>\x00", named) if "\n" in named else named  # (a value stays on its line)
+        typed = _annotated_types(named)  # (``password: Final = 'X'``: detect-secrets reads ``Final`` as the value)
         for mapping in maps:
-            by_name.update(v for v in map(_trim, keyword.analyze_string(kept, denylist_regex_to_group=mapping)) if _assigned(v))
+            by_name.update(
+                v
+                for v in map(_trim, keyword.analyze_string(kept, denylist_regex_to_group=mapping))
+                if _assigned(v) and v not in typed
+            )
         values, short = _assignments(named)
         by_name.update(v for v in values if _assigned(v))
         by_name.update(v for v in _quoted_values(named) if _assigned(v))
@@ -1075,6 +1247,8 @@ def _find(text: str, entropy: bool) -> set[str]:
         found.update(_stdin_passwords(text))
     # labels in other languages and layouts, commands' own flags, code's tuples and defaults (``labels``)
     found.update(labelled_secrets(text))
+    if "ookie" in given or "OOKIE" in given or ("curl" in given and "-b" in given):  # a Cookie header, ``curl -b``
+        found.update(v for v in _cookie_values(given) if _assigned(v))  # (as given: a session id may be a UUID)
     if COMMAND_HINT.search(text) is not None:  # ``sshpass -p X``, ``net user NAME X``, ``sqlplus app/X@db`` (``pairs``)
         found.update(v for v in command_passwords(text) if _assigned(v))
     if PGPASS_HINT.search(given) is not None:  # a ``.pgpass`` line: host:port:database:user:password
