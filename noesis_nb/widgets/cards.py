@@ -190,6 +190,21 @@ def command_html(p: Any) -> str:
     return f"<dt>payload</dt><dd><pre>{_exact(_dumps(payload, pretty=True), _PAYLOAD_SHOWN, _in_python(''))}</pre></dd>"
 
 
+# what the card's ids and hashes are for, said once under each (and as the label's tooltip): sha256 values alone
+# told a person nothing of what their click is bound to
+HASH_WORDS = {
+    "draft": "this request's id: its decision and the run's files name it",
+    "fingerprint": "what you approve is bound to this exact request: a changed request has another fingerprint",
+    "impact": "what the tool said this call will change: an approval holds only while that stays the same",
+}
+
+
+def _hashed(name: str, value_html: str) -> str:
+    """``<dt>`` and ``<dd>`` of an id or hash, with what it is for (``HASH_WORDS``) as a tooltip and a muted line."""
+    words = esc(HASH_WORDS[name])
+    return f'<dt title="{words}">{name}</dt><dd>{value_html}<br><span class="nnb-muted nnb-why">{words}</span></dd>'
+
+
 def pending_html(p: Any, decision: Mapping[str, Any] | None = None, ended: str | None = None) -> str:
     """A card's body: heading by state, then each detail labelled (effect, risk, command, draft, fingerprint, impact).
 
@@ -201,9 +216,9 @@ def pending_html(p: Any, decision: Mapping[str, Any] | None = None, ended: str |
         f"<dt>protocol</dt><dd>{label(p.protocol)}</dd>"
         f"{command_html(p)}"
         f"<dt>asked at</dt><dd>{esc(_time(p.requested_at))}</dd>"
-        f"<dt>draft</dt><dd>{label(p.draft_id, 300)}</dd>"
-        f"<dt>fingerprint</dt><dd>{label(p.fingerprint, 300)}</dd>"  # a draft's file may say anything here
-        + (f"<dt>impact</dt><dd>{label(p.impact_hash, 300)}</dd>" if p.impact_hash else "")
+        f"{_hashed('draft', label(p.draft_id, 300))}"
+        f"{_hashed('fingerprint', label(p.fingerprint, 300))}"  # a draft's file may say anything here
+        + (_hashed("impact", label(p.impact_hash, 300)) if p.impact_hash else "")
     )
     listing = f"<dl>{details}</dl>"
     if decision is not None:  # decided: the details stay one click away

@@ -167,7 +167,18 @@ def _rules() -> list[str]:
         # the labels' column as wide as its longest label; the values' column takes what is left, down to nothing
         f".{r} .nnb-card dl{{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:0 10px;margin:4px 0}}",
         f".{r} .nnb-card dt{{color:var(--nnb-muted)}}",
+        # a narrow card (a 480px window beside JupyterLab's file panel leaves it ~110px): the labels' column took it
+        # all and every value was 0px wide, Approve still offered beside a request no one could read. Under 26em each
+        # value goes under its label, the whole width; a long label wraps. The card and the inbox's list of what
+        # was asked (its widget, ``nnb-ib-asked-box``) are the containers: each as wide as its parent gives it, never
+        # sized by its text (the list itself, sized by its text, collapsed to nothing as a container)
+        f".{r} .nnb-card,.{r} .nnb-ib-asked-box{{container-type:inline-size}}",
+        f"@container (max-width:26em){{.{r} :is(.nnb-card,.nnb-ib-asked) dl{{grid-template-columns:minmax(0,1fr)}}"
+        f".{r} :is(.nnb-card,.nnb-ib-asked) dt{{white-space:normal;overflow-wrap:anywhere}}"
+        f".{r} :is(.nnb-card,.nnb-ib-asked) dd{{padding-left:0.75em;margin-bottom:2px}}}}",
         f".{r} .nnb-card dt,.{r} .nnb-card dd{{line-height:1.5}}",
+        # what an id or a hash is for, under it: the view's text, not the value's code font
+        f".{r} .nnb-why{{font-family:var(--jp-ui-font-family,system-ui,sans-serif);font-size:11px;line-height:1.4}}",
         f".{r} .nnb-card li{{margin:0;line-height:1.5}}",
         f".{r} .nnb-card dd{{margin:0;overflow-wrap:anywhere;font-family:{_MONO};font-size:12px}}",
         # a decided card's ▸ names its draft, an id of 60 characters and no break: it wraps in a narrow notebook
