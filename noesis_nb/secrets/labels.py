@@ -25,7 +25,7 @@ from .disguise import hidden
 from .names import PLACEHOLDERS, is_secret_key, stands_for
 from .tables import TABLE_HINT, column_secrets, html_cell_secrets, section_secrets
 
-__all__ = ["HINT_BRANCHES", "HINT_WORDS", "LABEL_HINT", "LABEL_HINT_BYTES", "LABEL_SAID", "labelled_secrets"]
+__all__ = ["FLAGGED_HINT_WORDS", "HINT_WORDS", "LABEL_HINT", "LABEL_HINT_BYTES", "LABEL_SAID", "labelled_secrets"]
 
 # the word for password (and secret, token) in the common languages, lower case: de, fr, es, it, pt, nl, pl, cs, ru,
 # uk, tr, sv, da/no, fi, el, ja, zh, ko; ar (كلمة المرور, كلمة السر), he (סיסמה, סיסמא), hi (पासवर्ड), fa (رمز عبور,
@@ -63,14 +63,12 @@ _HINT_WORDS: tuple[str, ...] = (
 # a word of a script writing vowels as combining marks (``पासवर्ड``, ``รหัสผ่าน``) is read without them too, as ``text``
 # reads a text holding such marks (``disguise``: a mark may hide a keyword)
 _HINT_WORDS += tuple(r for w in _HINT_WORDS if (r := hidden().sub("", w)) != w)
-HINT_WORDS = _HINT_WORDS  # (``text``'s prefilter anchors each at a rarer letter; a test holds every one found there)
-#: the branches ``text``'s prefilter searches for the ASCII hint words above added with the languages and commands of
-#: ``HINT_WORDS``' last lines (lowered bytes), each opening at a literal, looking back from a rarer letter where the
-#: word's first is a common one (the words opening past ASCII are searched at their first byte already)
-HINT_BRANCHES = (
-    rb"g(?:eslo|o(?<=mongo)|in(?<=login))|zinka(?<=lozinka)|kata\x20(?:sandi|laluan)|jelsz|paro(?:l|ol)|wine(?<=twine)"
-    rb"|cle\x20api|hluessel(?<=schluessel)"
-)
+HINT_WORDS = _HINT_WORDS  # (``text``'s prefilter anchors each at a rarer letter or its flag; a test holds each found)
+#: the command words of ``HINT_WORDS`` every rule here reads only beside a password flag of theirs, ``-p`` after a blank
+#: (``--password`` holds ``pass``, a keyword), or as ``vault login X``: ``text``'s prefilter anchors them there (at the
+#: flag's ``p`` looking back, at ``vault``'s ``u``), not at the words, whose common letters would have its one search
+#: try most places of prose
+FLAGGED_HINT_WORDS = ("login", "mongo", "twine")
 LABEL_HINT = re.compile("|".join(re.escape(w) for w in _HINT_WORDS))
 LABEL_HINT_BYTES = re.compile("|".join(re.escape(w) for w in _HINT_WORDS).encode())
 # a secret's word said in prose or set off by no ASCII sign (``the secret is X``, ``password — X``, ``| token | X |``):

@@ -46,7 +46,7 @@ from .exact import exact
 from .gates import Gate, forget
 from .joined import chunk_texts
 from .known import for_text
-from .labels import HINT_BRANCHES, HINT_WORDS, LABEL_HINT, LABEL_SAID, labelled_secrets
+from .labels import HINT_WORDS, LABEL_HINT, LABEL_SAID, labelled_secrets
 from .linear import per_line, widen_all
 from .names import REDACTED_VALUE, is_secret_key, names_no_value, names_variable, stands_for, unwrapped
 from .pairs import COMMAND_HINT, COMMAND_HINT_BYTES, command_passwords, named_values
@@ -136,20 +136,27 @@ _FOREIGN = b"|".join(
 # ``mapping``), it is taken only so (an ordinary ``pw`` stands before no ``=``/``:``)
 _PW_STARTS = rb"(?:(?<![a-z]pw)|(?<=\\[nrt]pw))"  # a word starts there, after a JSON escape too (``\npw = X``)
 _PW_NAMED = rb"""(?![a-z])[a-z0-9_.-]{0,40}+\\?["']?[ \t]*[=:]|(?<=-pw)[ \t]"""
+# a password flag's ``-p`` after a blank (an escaped tab in JSON text) or opening a string (an argv's word): the
+# commands ``labels.FLAGGED_HINT_WORDS`` names are read only beside it (``mongodump -u u -p X``, ``twine upload -p X``,
+# ``helm registry login -p X``), so they are looked for there, not at their words' common letters
+_FLAG_P = rb'(?<=[\x20\t"]-p)|(?<=\\t-p)'
 _HINTS = (
-    rb"s(?:enha|alasana|ifre|lo(?:(?<=haslo)|(?<=heslo))|enord(?<=losenord)|h(?<=mongosh))"
+    rb"s(?:enha|alasana|ifre|lo(?:(?<=haslo)|(?<=[hg]eslo))|enord(?<=losenord)|h(?<=mongosh))"
     rb"|r(?:man\b(?<!\wrman)|ar\b(?:(?<!\wrar)|(?<=unrar)(?<!\wunrar)))|d(?:ap(?<=ldap)|p(?:(?<=mdp)|(?<=impdp)|(?<=expdp))|gmgrl)"
-    rb"|c(?:ontrase|lave|htwoord(?<=wachtwoord)|urestring(?<=securestring))"
+    rb"|c(?:ontrase|lave|le\x20api|h(?:twoord(?<=wachtwoord)|luessel(?<=schluessel))|urestring(?<=securestring))"
     rb"|u(?:do(?<=sudo)\b|ser\s(?:(?<=net\suser\s)|(?<=net\s\suser\s)|(?<=net\.exe\suser\s)|(?<=net\.exe\s\suser\s)"
-    rb"|(?<=\s\s\suser\s))|th(?:\x20(?<=auth\x20)|(?<=masterauth)))"
+    rb"|(?<=\s\s\suser\s))|th(?:\x20(?<=auth\x20)|(?<=masterauth))|lt(?<=vault))"
     rb"|p(?:w"
     + _PW_STARTS
     + rb"(?:d?[ \t]+(?:is|was)[ \t]|"
     + _PW_NAMED
-    + rb")|arola|cclient(?<=rpcclient))|b(?:cp\x20|client(?<=smbclient))"
-    rb"|fied(?<=identified)|k(?:ennwort|ode(?<=adgangskode)|en(?<=with-token))|xec(?<=psexec)|jdbc:oracle"
-    rb"|z(?:(?<=\b7z)a?\b|\x20login(?<=az\x20login))|q(?:l(?<=sql)(?:plus|ldr|cmd)|uirepass(?<=requirepass))"
-    rb"|\xc5\x82(?<=has\xc5\x82)o|\xc3\xb6(?<=l\xc3\xb6)senord|" + HINT_BRANCHES + b"|" + _FOREIGN
+    + rb")|aro(?:l|ol)|cclient(?<=rpcclient)|"
+    + _FLAG_P
+    + rb")|b(?:cp\x20|client(?<=smbclient))"
+    rb"|fied(?<=identified)|k(?:ennwort|ode(?<=adgangskode)|en(?<=with-token)|ata\x20(?:sandi|laluan))|xec(?<=psexec)"
+    rb"|jdbc:oracle"
+    rb"|z(?:(?<=\b7z)a?\b|\x20login(?<=az\x20login)|inka(?<=lozinka)|(?<=jelsz))|q(?:l(?<=sql)(?:plus|ldr|cmd)|uirepass(?<=requirepass))"
+    rb"|\xc5\x82(?<=has\xc5\x82)o|\xc3\xb6(?<=l\xc3\xb6)senord|" + _FOREIGN
 )
 _HINT = re.compile(_HINTS)
 
@@ -307,17 +314,25 @@ _CHUNKS = b"},{"  # a list of records: maybe streamed chunks, whose texts are re
 # ``auth ``, ``en`` ``with-token``): a place holding one of the letters is tried branch by branch, each branch more a
 # test there. A test holds it to find what both find
 _ASCII_BRANCHES = (
-    rb"s(?:enha|alasana|ifre|lo(?:(?<=haslo)|(?<=heslo))|enord(?<=losenord)|h(?<=mongosh))"
+    rb"s(?:enha|alasana|ifre|lo(?:(?<=haslo)|(?<=[hg]eslo))|enord(?<=losenord)|h(?<=mongosh))"
     rb"|r(?:man\b(?<!\wrman)|ar\b(?:(?<!\wrar)|(?<=unrar)(?<!\wunrar)))"
     rb"|d(?:ap(?<=ldap)|p(?:(?<=mdp)|(?<=impdp)|(?<=expdp))|gmgrl|b(?<=mariadb))"
-    rb"|c(?:ret|red|ontras|url|tl(?<=nerdctl)|lave|htwoord(?<=wachtwoord)|urestring(?<=securestring))"
+    rb"|c(?:ret|red|ontras|url|tl(?<=nerdctl)|lave|le\x20api|h(?:twoord(?<=wachtwoord)|luessel(?<=schluessel))"
+    rb"|urestring(?<=securestring))"
     rb"|u(?:th|do(?<=sudo)\b|ser\s(?:(?<=net\suser\s)|(?<=net\s\suser\s)|(?<=net\.exe\suser\s)"
-    rb"|(?<=net\.exe\s\suser\s)|(?<=\s\s\suser\s)))"
-    rb"|p(?:ass|wd|odman|enssl|w" + _PW_STARTS + rb"(?:d?[ \t]+(?:is|was)[ \t]|" + _PW_NAMED + rb")|arola|cclient(?<=rpcclient))"
-    rb"|b(?:earer|cp\x20|client(?<=smbclient))|fied(?<=identified)|k(?:en|ey|ie|s\.slack|er|ennwort|ode(?<=adgangskode))"
+    rb"|(?<=net\.exe\s\suser\s)|(?<=\s\s\suser\s))|lt(?<=vault))"
+    rb"|p(?:ass|wd|odman|enssl|w"
+    + _PW_STARTS
+    + rb"(?:d?[ \t]+(?:is|was)[ \t]|"
+    + _PW_NAMED
+    + rb")|aro(?:l|ol)|cclient(?<=rpcclient)|"
+    + _FLAG_P
+    + rb")"
+    rb"|b(?:earer|cp\x20|client(?<=smbclient))|fied(?<=identified)"
+    rb"|k(?:en|ey|ie|s\.slack|er|ennwort|ode(?<=adgangskode)|ata\x20(?:sandi|laluan))"
     rb"|x(?:ox|ec(?<=psexec))|j(?:(?<=eyj)|dbc:oracle)|q(?:l(?:(?<=mysql)|(?<=sql)(?:plus|ldr|cmd))|uirepass(?<=requirepass))"
-    rb"|z(?:ip|(?<=\b7z)a?\b|\x20login(?<=az\x20login))"
-    rb"|-cli(?<=redis-cli)|//(?<=://)|%[0-9a-f]{2}|\\(?:[ux0-3/]|n\{)|&#|\{(?<=\},\{)|" + HINT_BRANCHES
+    rb"|z(?:ip|(?<=\b7z)a?\b|\x20login(?<=az\x20login)|inka(?<=lozinka)|(?<=jelsz))"
+    rb"|-cli(?<=redis-cli)|//(?<=://)|%[0-9a-f]{2}|\\(?:[ux0-3/]|n\{)|&#|\{(?<=\},\{)"
 )
 _ANCHORS_HINTS_OR_CHUNKS = re.compile(_ASCII_BRANCHES + rb"|\xc5\x82(?<=has\xc5\x82)o|\xc3\xb6(?<=l\xc3\xb6)senord|" + _FOREIGN)
 # the same search for ASCII text (most events'): the branches opening at a byte past ASCII cannot match there, and each

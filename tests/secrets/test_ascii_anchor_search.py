@@ -17,9 +17,10 @@ from tests.secrets.test_anchor_scan import _PIECES
 
 #: words of the hints too (``net user``, ``sqlplus``, ``hasło``'s ASCII part), whole and cut
 _HINT_PIECES = "senha salasana sifre haslo heslo losenord mongosh rman rar unrar ldap impdp gmgrl sudo net user".split()
-ascii_texts = st.lists(st.sampled_from([*_PIECES, *_HINT_PIECES, "pw is", "\\npw=", " 7z", "az login"]), max_size=14).map(
-    "".join
-) | st.text(st.characters(max_codepoint=127), max_size=60)
+_HINT_PIECES += "geslo lozinka kata sandi laluan jelsz parol parool cle api schluessel vault login mongo twine -p".split()
+ascii_texts = st.lists(
+    st.sampled_from([*_PIECES, *_HINT_PIECES, "pw is", "\\npw=", " 7z", "az login", " -p", "\\t-p", '","-p']), max_size=14
+).map("".join) | st.text(st.characters(max_codepoint=127), max_size=60)
 
 
 def _branch_starts(pattern: bytes) -> list[int | None]:
