@@ -13,7 +13,9 @@ from ulid import ULID
 from ._safetext import unseen_said
 from .errors import InvalidIdError
 from .secrets.disguise import LOOK_ALIKES
+from .secrets.display import shown
 from .secrets.guard import known_shown
+from .secrets.hiddenparts import hidden_pieces
 from .secrets.names import REDACTED_VALUE
 from .secrets.quoted import quoted, starts_like_key
 from .secrets.text import find_in_text
@@ -25,6 +27,9 @@ __all__ = [
     "validate_id",
     "validate_new_episode_id",
     "holds_credential",
+    "at_labels_hidden",
+    "hidden_spans",
+    "redacted_at",
     "ascii_reading",
     "look_alike_said",
     "ascii_slips",
@@ -68,8 +73,11 @@ def new_checkpoint_id() -> str:
 #: folders a runs root holds beside its runs (``batch(...)`` records under ``batches/``): no run may take them
 RESERVED_NAMES = frozenset({"batches"})
 #: names Windows keeps for devices, whatever follows their first dot ("NUL.txt"): no folder of a copy of the root there
-#: can take them (compared case-insensitively, as Windows does)
-WINDOWS_RESERVED = frozenset({"con", "prn", "aux", "nul"} | {f"com{i}" for i in range(1, 10)} | {f"lpt{i}" for i in range(1, 10)})
+#: can take them (compared case-insensitively, as Windows does). Microsoft's list: COM0-COM9 and LPT0-LPT9, and the
+#: superscript digits ¹ ² ³ after COM and LPT
+WINDOWS_RESERVED = frozenset(
+    {"con", "prn", "aux", "nul"} | {f"{port}{n}" for port in ("com", "lpt") for n in (*"0123456789", "¹", "²", "³")}
+)
 #: the longest id a new run takes: its drafts are named ``draft:<episode id>:req_<26>``, at most 200 characters
 MAX_NEW_EPISODE_ID = 160
 
@@ -109,6 +117,12 @@ def validate_new_id(value: object, *, what: str = "episode id") -> str:
             f"it): the id would name a folder or file in clear while run files store that value redacted; pick an id "
             "without it" + (f" ({made})" if made else "")
         )
+    if ":" in new_id:
+        raise InvalidIdError(
+            f"{what} {_shown(new_id)} holds ':', which Windows reads in a file name as the start of a data stream (a "
+            "copy of the runs root there, a zip unpacked, could not hold its folder or file): write '-' or '_' in its "
+            f"place (e.g. {_shown(new_id.replace(':', '-'))})" + (f", or {made}" if made else "")
+        )
     stem = new_id.split(".", 1)[0]
     if stem.casefold() in WINDOWS_RESERVED:
         prefix = "ep_" if what == "episode id" else "batch_" if what == "batch id" else "id_"
@@ -140,11 +154,74 @@ def holds_credential(value: str, *, named: bool = True) -> bool:
     a user), unless it starts like a key of a known format."""
     if _MINTED.fullmatch(value) is not None:
         return False
-    found = find_in_text(value, entropy=False)
+    labelled = _at_as_label(value)
+    found = find_in_text(labelled, entropy=False)
     if named or not found:
         return bool(found)
     # a detector's match may hold the name's own separator (``=abc`` of ``token=abc``): judged without it
-    return any(starts_like_key(v) or not _after_names(value, v.lstrip("=: ")) for v in found if v.strip("=: "))
+    return any(starts_like_key(v) or not _after_names(labelled, v.lstrip("=: ")) for v in found if v.strip("=: "))
+
+
+def _at_as_label(value: str) -> str:
+    """``value`` with each ``@`` read as a label's ``=``: in an id, ``db_password@hunter2`` names a value as
+    ``db_password=hunter2`` does (no detector of free text reads ``@`` so: ``user@host`` is no label there)."""
+    return value.replace("@", "=") if "@" in value else value
+
+
+def at_labels_hidden(text: str, shown_text: str) -> str:
+    """``shown_text`` (``text`` as ``secrets.shown`` shows it: ``[REDACTED]`` for each piece hidden) with each value
+    an id names after a secret name and ``@`` hidden too (``ep_db_password@hunter2``, as ``ep_db_password=hunter2``
+    is): ``text`` itself when there is none, and ``shown_text`` when it cannot be read as ``text``'s pieces."""
+    labelled = _at_as_label(text)
+    if labelled is text:
+        return shown_text
+    spans = _hidden_spans(text, shown_text) if shown_text != text else []
+    as_label = shown(labelled)
+    more = _hidden_spans(labelled, as_label) if as_label != labelled else []
+    if spans is None or not more:
+        return shown_text
+    return redacted_at(text, [*spans, *more])
+
+
+def redacted_at(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` with each of ``spans`` (``(start, end)``, overlapping ones merged) as ``[REDACTED]``."""
+    out, at = [], 0
+    for start, end in _merged(spans):
+        out += [text[at:start], REDACTED_VALUE]
+        at = end
+    return "".join([*out, text[at:]])
+
+
+def hidden_spans(text: str, shown_text: str) -> list[tuple[int, int]] | None:
+    """Where in ``text`` each ``[REDACTED]`` of ``shown_text`` stands, or None when ``shown_text`` is not ``text``
+    with pieces replaced."""
+    return _hidden_spans(text, shown_text)
+
+
+def _hidden_spans(text: str, shown_text: str) -> list[tuple[int, int]] | None:
+    """Where in ``text`` each ``[REDACTED]`` of ``shown_text`` stands, or None when ``shown_text`` is not ``text``
+    with pieces replaced."""
+    kept = shown_text.split(REDACTED_VALUE)
+    if REDACTED_VALUE in text or len(kept) < 2:
+        return None
+    pieces = hidden_pieces(text, kept)
+    if pieces is None:
+        return None
+    spans, at = [], len(kept[0])
+    for piece, part in zip(pieces, kept[1:]):
+        spans.append((at, at + len(piece)))
+        at += len(piece) + len(part)
+    return spans
+
+
+def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if out and start <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
+    return out
 
 
 def _after_names(value: str, part: str) -> bool:
@@ -174,12 +251,14 @@ def _path_like(value: str) -> str:
 
 def _shown(value: str) -> str:
     """``value`` as an error names it: redacted, then cut (a key given as an id is not quoted back, in part or
-    whole). Made only for a message: it costs a hundred times the checks."""
-    return quoted(value, 60)
+    whole; a value after a secret name and ``@`` neither). Made only for a message: it costs a hundred times the
+    checks."""
+    hidden = at_labels_hidden(value, shown(value))
+    return quoted(value, 60) if hidden == shown(value) else quoted(hidden, 60)
 
 
-_LABEL_SEP = re.compile(r"[:=]")
-_REDACTED_AFTER_LABEL = re.compile(r"[:=]" + re.escape(REDACTED_VALUE))
+_LABEL_SEP = re.compile(r"[:=@]")
+_REDACTED_AFTER_LABEL = re.compile(r"[:=@]" + re.escape(REDACTED_VALUE))
 
 
 def _credential_message(value: str, what: str) -> str:

@@ -355,7 +355,7 @@ def list_runs(
         )
     check_limit(limit)
     rows = _list_runs(None, since, strict_manifest=strict_manifest)
-    listed = [_noesis_row(row) for row in _summarised(rows, limit)]
+    listed = [_noesis_row(row, rows.revealed) for row in _summarised(rows, limit)]
     return RunList(listed, shown_problems(rows.problems))  # what is named like a run but is none, still said
 
 
@@ -376,12 +376,13 @@ _NOESIS_ROW_KEYS = (
 )
 
 
-def _noesis_row(row: dict[str, Any]) -> dict[str, Any]:
+def _noesis_row(row: dict[str, Any], revealed: frozenset[str]) -> dict[str, Any]:
     """``row`` (``noesis_nb.list_runs``') as Noēsis gives it: its keys only, ``status`` the summary's own (Noēsis
     reads ``summary.status``, which its finaliser does not write: None), not the status noesis_nb derives (that one
     is in ``noesis_nb.list_runs`` and ``runs_df``)."""
     out = {key: row[key] for key in _NOESIS_ROW_KEYS}
-    out["episode_id"] = shown_id(row["episode_id"])  # a folder named with a credential, as every view names it
+    # a folder named with a credential or a value a run listed reveals (``revealed``), as every view names it
+    out["episode_id"] = shown_id(row["episode_id"], revealed)
     out["status"] = shown_value((read_summary(Path(row["run_dir"])) or {}).get("status"))
     return out
 

@@ -70,6 +70,8 @@ class EventColumns:
         # what the runs read never screened reveal as secrets (their documents, tool records and logs): a value one
         # run reveals is hidden in every frame of the load, in the others' rows too (``runlearned``)
         self.revealed: frozenset[str] = frozenset()
+        # all of it, a load of one run too: hidden in the runs' ids (``ids_shown``), which no run's own rows hide
+        self.revealed_ids: frozenset[str] = frozenset()
 
     def frame(self) -> pd.DataFrame:
         """The events as a frame the caller owns: editing it never changes what the cache serves next."""
@@ -228,7 +230,9 @@ def load_events(
             CACHE.put(key, stamp, value, rows=rows)
         revealed = frozenset(pool)
         problems.hide(revealed)  # a value one run reveals is said by no problem of the load
-        # a run's own rows were redacted with its own values as read: only a load of several needs them pooled
+        # a run's own rows were redacted with its own values as read: only a load of several needs them pooled (its
+        # folder's name was not: the ids hide all of them)
+        revealed_ids = revealed
         revealed = revealed if len(refs) > 1 else frozenset()
         for run_problems in filter(None, per_run):  # most runs have none
             problems.extend([p for p in run_problems if not is_seal_change(p)])
@@ -239,11 +243,13 @@ def load_events(
         if hit is not None:
             served = EventColumns(hit.columns, hit.names, hit.lengths, run_sources, hit._df, sealed_tools, folders)
             served.revealed = revealed
+            served.revealed_ids = revealed_ids
             return served
         loaded = _assemble(segments, names, extras, run_sources, systems)
         loaded.sealed_tools = sealed_tools
         loaded.folders = folders
         loaded.revealed = revealed
+        loaded.revealed_ids = revealed_ids
         if use_cache:
             MEMO.put(memo_key, tuple(segments), loaded)
         return loaded

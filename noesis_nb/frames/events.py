@@ -116,7 +116,7 @@ def events_df(
     df.attrs["errors"] = problems.as_records()
     df.attrs["runs"] = len(refs)
     warn_of_problems("events_df", df.attrs["errors"], refs)
-    return ids_shown(learned_hidden(df, loaded.revealed))
+    return ids_shown(learned_hidden(df, loaded.revealed), revealed=loaded.revealed_ids)
 
 
 def _misspelt_phases(keep: list[str], phases: pd.Series, source: Source) -> list[LoadProblem]:

@@ -22,6 +22,7 @@ from ..store.artifacts import verify_manifest
 from ..store.facts import run_facts
 from ..store.layout import PREPARED_DIRS
 from ..store.ownership import abandoned
+from ..store.shownnames import shown_ids
 from ..store.status import status_now
 from ..store.vocab import OUTCOME_VALUES, TERMINAL_STATUSES
 from . import _arrays
@@ -117,7 +118,7 @@ def runs_df(
         return ids_shown(learned_hidden(_with_lost(served, refs)), minted=keeper is not None and keeper.minted)
     loaded = False
     try:
-        df = _load(refs, problems, cache, verify, indexes, extras, pricer, progress, keeper)
+        df, pool = _load(refs, problems, cache, verify, indexes, extras, pricer, progress, keeper)
         loaded = True
     finally:  # a load that raised (strict=True) writes nothing, and keeps no parsed index either
         # the folder's own index (that of nested folders' common parent) holds the kept frame: ended as well
@@ -126,7 +127,7 @@ def runs_df(
             index.end(save=loaded, whole=whole)
     df.attrs = {**df.attrs, "errors": problems.as_records()}
     warn_of_problems("runs_df", df.attrs["errors"], refs)
-    return ids_shown(learned_hidden(_with_lost(df, refs)))
+    return ids_shown(learned_hidden(_with_lost(df, refs)), revealed=pool)
 
 
 def _with_lost(df: pd.DataFrame, refs: list[RunRef]) -> pd.DataFrame:
@@ -178,9 +179,11 @@ def _load(
     pricer: Pricer,
     progress: bool | None,
     keeper: Keeper | None = None,
-) -> pd.DataFrame:
-    """The frame of ``refs``' records (``runs_df`` without its checks of the options); a frame built when the
-    load found no problem is given to ``keeper`` (``keptframe``) for the next process."""
+) -> tuple[pd.DataFrame, frozenset[str]]:
+    """The frame of ``refs``' records (``runs_df`` without its checks of the options), and what its runs reveal as
+    secrets (hidden in their ids by ``ids_shown``); a frame built when the load found no problem is given to
+    ``keeper`` (``keptframe``) for the next process, unless a run's id holds what a run reveals (the kept frame is
+    served without the runs' files read, so without that pool)."""
     found = len(problems.items)
     with gc_paused():
         records = [_record(ref, problems, cache, verify, indexes, not extras) for ref in _progress(refs, progress, "runs")]
@@ -204,11 +207,19 @@ def _load(
             hit = df, odd
             if cache:
                 MEMO.put(("runs", key), tuple(records), hit)
-            if keeper is not None and len(problems.items) == found and not odd:
+            if keeper is not None and len(problems.items) == found and not odd and not _names_hold(records, pool):
                 keeper.keep(df, records)
         df, odd = hit
         problems.extend(odd)
-        return df.copy(deep=False)
+        return df.copy(deep=False), pool
+
+
+def _names_hold(records: list[RunRecord], pool: frozenset[str]) -> bool:
+    """Whether a run's folder name is shown otherwise for ``pool`` (what the load's runs reveal as secrets)."""
+    if not pool:
+        return False
+    names = [record["ref"].name for record in records]
+    return shown_ids(names, pool) != shown_ids(names)
 
 
 _RUN_FILES = ("summary.json", "final.json", "manifest.json", "state.json", "events.jsonl")

@@ -24,13 +24,13 @@ __all__ = ["ID_COLUMNS", "ids_shown", "ids_minted", "names_of"]
 ID_COLUMNS = ("episode_id", "run_dir", "draft_id", "batch_id")
 
 
-def _column(values: pd.Series) -> pd.Series | None:
+def _column(values: pd.Series, revealed: frozenset[str]) -> pd.Series | None:
     """``values`` with each shown, or None when none changes (one ``shown`` per distinct value)."""
     if isinstance(values.dtype, pd.CategoricalDtype):
         names = list(values.cat.categories)
         # a minted name is kept without a call (a cold load's budget of Python calls a run: two columns a run)
         texts = [n for n in names if isinstance(n, str) and not MINTED.fullmatch(n.rpartition("/")[2])]
-        shown = dict(zip(texts, shown_ids(texts)))
+        shown = dict(zip(texts, shown_ids(texts, revealed)))
         out = [shown.get(n, n) if isinstance(n, str) else n for n in names]
         if out == names:
             return None
@@ -39,7 +39,7 @@ def _column(values: pd.Series) -> pd.Series | None:
         return values.astype(object).map(dict(zip(names, out))).astype("category")  # two ids shown alike
     distinct = values.dropna().unique()
     texts = [v for v in distinct if isinstance(v, str) and not MINTED.fullmatch(v.rpartition("/")[2])]
-    changed = {v: s for v, s in zip(texts, shown_ids(texts)) if s != v}
+    changed = {v: s for v, s in zip(texts, shown_ids(texts, revealed)) if s != v}
     if not changed:
         return None
     return values.map(lambda v: changed.get(v, v) if isinstance(v, str) else v).astype(values.dtype)
@@ -68,11 +68,13 @@ def names_of(df: pd.DataFrame) -> list[str]:
     return sorted(names)
 
 
-def ids_shown(df: pd.DataFrame, *, minted: bool = False) -> pd.DataFrame:
+def ids_shown(df: pd.DataFrame, *, minted: bool = False, revealed: frozenset[str] = frozenset()) -> pd.DataFrame:
     """``df`` (a frame a reader returns) with its id and run-folder columns and its problems' paths shown; the same
     object when nothing in them holds a secret (every run noesis_nb writes: their ids are refused with one).
-    ``minted``: ``ids_minted(df)`` is known true (only the problems' paths are looked at)."""
-    columns = {} if minted else {n: new for n in ID_COLUMNS if n in df.columns and (new := _column(df[n])) is not None}
+    ``minted``: ``ids_minted(df)`` is known true (only the problems' paths are looked at). ``revealed``: what the
+    load's runs reveal as secrets (all of them, a load of one run too: its rows' texts hide them already, its folder's
+    name not), hidden in the ids as a value the environment holds is (``shown_ids``)."""
+    columns = {} if minted else {n: new for n in ID_COLUMNS if n in df.columns and (new := _column(df[n], revealed)) is not None}
     errors = df.attrs.get("errors")
     shown_errors = _errors(errors) if isinstance(errors, list) else None
     if not columns and shown_errors is None:

@@ -609,7 +609,7 @@ def tools_df(
     df = _arrays.detached(df)
     df.attrs["errors"] = problems.as_records()
     warn_of_problems("tools_df", df.attrs["errors"], refs)
-    return ids_shown(learned_hidden(df, loaded.revealed))
+    return ids_shown(learned_hidden(df, loaded.revealed), revealed=loaded.revealed_ids)
 
 
 def _reason_cut(approval: dict[str, Any]) -> dict[str, Any]:

@@ -284,7 +284,7 @@ def usage_df(
         problems.extend(found)
     df.attrs = {**df.attrs, **unmatched, "errors": problems.as_records()}
     warn_of_problems("usage_df", df.attrs["errors"], refs)
-    return ids_shown(learned_hidden(df, loaded.revealed))
+    return ids_shown(learned_hidden(df, loaded.revealed), revealed=loaded.revealed_ids)
 
 
 #: the figures of a call read from a sealed log changed since its seal: unknown, as ``runs_df``'s totals of that run

@@ -26,10 +26,12 @@ from ..frames.waits import PauseSpans, draft_wait, instant
 from ..secrets.quoted import quoted
 from ..store.artifacts import read_final, read_state, read_summary
 from ..store.eventlog import read_run_events
-from ..store.facts import RunFacts, run_facts
+from ..store.facts import run_facts
 from ..store.lostend import episode_end_marks
+from ..store.revealedrun import run_revealed
 from ..store.runfiles import UnreadableRunFile, read_file
 from ..store.sealing import SealState, seal_state
+from ..store.shownnames import shown_id
 from ..store.status import LOST_HINT, status_now
 from ..store.vocab import TOOL_APPROVAL_PENDING
 from .otel_clean import clean_spec
@@ -196,7 +198,14 @@ def _spans(run_dir: Path, events: list[dict[str, Any]] | None, problems: list[st
     stamps = [t for t in placed if t is not None]
     start: dict[str, Any] = next((_payload(e) for e in events if e.get("phase") == "start"), {})
     end: dict[str, Any] = next((_payload(e) for e in reversed(events) if e.get("phase") == "terminate"), {})
-    facts = _run_facts(run_dir, events)
+    # the run's facts as every reader takes them (``store.facts.run_facts``: list_runs, runs_df, show), from its
+    # summary, state and seal documents (a file that cannot be read is read as absent) and its events
+    summary, state, final = read_summary(run_dir), read_state(run_dir), read_final(run_dir)
+    facts = run_facts(run_dir.name, summary=summary, state=state, final=final, events=events)
+    # the run's id as every view shows it: a folder named with a value the run's own files reveal as a secret (a run
+    # copied in as ``ep_<password>``, its events saying ``password=<password>``) is hidden, as in the frames
+    revealed = run_revealed(run_dir, summary, state, final, events)
+    shown_episode = shown_id(episode, revealed)
     status = status_now(run_dir, facts.status, seal())  # the status runs_df, list_runs and show give (paused, lost too)
     # the episode's start and end as runs_df gives them (``store.facts``: the summary's start, and that plus its
     # duration), else from the log: its first event, and when the episode ended (``_episode_end``). The episode's
@@ -221,14 +230,14 @@ def _spans(run_dir: Path, events: list[dict[str, Any]] | None, problems: list[st
             {
                 "gen_ai.operation.name": "invoke_agent",
                 "gen_ai.agent.name": start.get("using"),
-                "noesis.episode_id": episode,
+                "noesis.episode_id": shown_episode,
                 "noesis.task": start.get("task"),
                 "noesis.status": status,
                 "noesis.events_left_out": len(unread) or None,
                 "noesis.event_times_moved": moved or None,
             }
         ),
-        "error": _episode_error(status, end, episode),
+        "error": _episode_error(status, end, shown_episode),
         "ok": status == "ok",
         "events": [],
     }
@@ -291,9 +300,14 @@ def _spans(run_dir: Path, events: list[dict[str, Any]] | None, problems: list[st
         root["attributes"]["gen_ai.provider.name"] = providers.pop()
     if repeated:
         problems.append(
-            f"{repeated} event(s) of run {episode} repeat the id of an earlier event of its log; their spans are told "
+            f"{repeated} event(s) of run {shown_episode} repeat the id of an earlier event of its log; their spans are told "
             "apart by their line"
         )
+    if revealed:  # a draft id holds the run's id (``draft:<episode>:req_…``): shown as the frames' draft_id is
+        for span in spans:
+            draft = span["attributes"].get("noesis.draft_id")
+            if isinstance(draft, str):
+                span["attributes"]["noesis.draft_id"] = shown_id(draft, revealed)
     return [clean_spec(s) for s in spans]  # secrets redacted, numbers OTLP can carry: see otel_clean
 
 
@@ -379,18 +393,6 @@ def _episode_error(status: str, end: dict[str, Any], episode: str) -> str | bool
     if status == "lost":
         return "lost: " + LOST_HINT.format(run=quoted(episode))
     return str(end.get("message") or status)
-
-
-def _run_facts(run_dir: Path, events: list[dict[str, Any]]) -> RunFacts:
-    """The run's facts as every reader takes them (``store.facts.run_facts``: list_runs, runs_df, show), from its
-    summary, state and seal documents (a file that cannot be read is read as absent) and its events."""
-    return run_facts(
-        run_dir.name,
-        summary=read_summary(run_dir),
-        state=read_state(run_dir),
-        final=read_final(run_dir),
-        events=events,
-    )
 
 
 def status_code(spec: SpanSpec) -> tuple[int, str | None]:

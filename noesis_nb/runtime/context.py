@@ -29,6 +29,8 @@ from .._threads import one_call_at_a_time, run_in_thread, thread_bound_hint
 from .._unstarted import awaited_entry, mark_coroutine_function
 from ..capture import claim_manual
 from ..errors import EpisodeStateError, InvalidIdError, InvalidOptionError, ToolRejected
+from ..ids import at_labels_hidden, holds_credential
+from ..secrets.display import shown as display_shown
 from ..secrets.guard import ScreenMemo
 from ..secrets.quoted import quoted, starts_like_key, typo_hint
 from ..store import now_iso
@@ -453,6 +455,14 @@ class EpisodeContext:
                     f"tool {quoted(name)}: idempotency_key={quoted(idempotency_key)} holds what looks like a credential; "
                     "the key is written in the run and names a file there: pass a key of your own (a request id, or a "
                     "hash of what makes the call unique)"
+                )
+            if holds_credential(idempotency_key.replace(":", "-")):  # a secret name and '=' (or '@') and a value
+                given = quoted(at_labels_hidden(idempotency_key, display_shown(idempotency_key)))
+                raise InvalidOptionError(
+                    f"tool {quoted(name)}: idempotency_key={given} reads as a secret name and its value "
+                    "('db_password=…', 'api_key=…'): the key names a file of the run and is written in its records in "
+                    "clear; pass a key of your own (a request id, or a hash of what makes the call unique), or name "
+                    "the action and its subject ('reset-password:user-42')"
                 )
             try:
                 check_id(idempotency_key.replace("/", "_"), f"tool {quoted(name)}: idempotency_key")

@@ -17,7 +17,7 @@ import threading
 
 from .._sealkey import seal_key
 from ..errors import mark_names_with
-from .hiddenparts import MARK_HEX
+from .hiddenparts import MARK_HEX, hidden_pieces
 from .names import REDACTED_VALUE
 from .text import find_in_text
 
@@ -48,27 +48,6 @@ def _mark(hidden: str) -> str:
     return mark
 
 
-def _hidden_pieces(name: str, kept: list[str]) -> list[str] | None:
-    """The pieces of ``name`` that ``kept`` (the parts shown between ``[REDACTED]``) leave out, each non-empty, or
-    None when ``kept`` does not fit ``name``. One left-to-right pass (each kept part found at its earliest place
-    after the last): linear, where a pattern ``"(.+?)".join(kept)`` backtracked for minutes on a long name whose
-    shown form was cut short. The earliest place is the one that fit: it leaves the most room for what follows."""
-    first, middle, last = kept[0], kept[1:-1], kept[-1]
-    end = len(name) - len(last)  # where the last hidden piece ends
-    if not name.startswith(first) or not name.endswith(last) or end < len(first):
-        return None
-    pieces, pos = [], len(first)
-    for part in middle:
-        found = name.find(part, pos + 1, end - 1)  # a piece before it and one after it hold a character each
-        if found < 0:
-            return None
-        pieces.append(name[pos:found])
-        pos = found + len(part)
-    if end <= pos:
-        return None
-    return [*pieces, name[pos:end]]
-
-
 def marked(name: str, shown: str) -> str:
     """``shown`` (``name`` redacted: ``[REDACTED]`` where each secret stood) with each ``[REDACTED]`` marked by the
     piece of ``name`` it hides. When the pieces cannot be told apart (``name`` itself holds ``[REDACTED]``, or
@@ -76,7 +55,7 @@ def marked(name: str, shown: str) -> str:
     if REDACTED_VALUE not in shown or shown.count(REDACTED_VALUE) == name.count(REDACTED_VALUE):
         return shown  # nothing hidden here (a ``[REDACTED]`` in ``name`` was hidden before: what it hid is not known)
     kept = shown.split(REDACTED_VALUE)
-    hidden = _hidden_pieces(name, kept) if REDACTED_VALUE not in name else None
+    hidden = hidden_pieces(name, kept) if REDACTED_VALUE not in name else None
     pieces = hidden if hidden is not None else [name] * (len(kept) - 1)
     out = [kept[0]]
     for piece, part in zip(pieces, kept[1:]):

@@ -36,10 +36,13 @@ class RunList(list[dict[str, Any]]):
     another episode than its folder (its row keeps the folder's name)."""
 
     problems: list[dict[str, Any]]
+    #: what the runs listed reveal as secrets (``store.revealedrun``): hidden in their ids where they are shown
+    revealed: frozenset[str]
 
-    def __init__(self, rows: list[dict[str, Any]], problems: list[dict[str, Any]]):
+    def __init__(self, rows: list[dict[str, Any]], problems: list[dict[str, Any]], revealed: frozenset[str] = frozenset()):
         super().__init__(rows)
         self.problems = problems
+        self.revealed = revealed
 
 
 def run_info(run_dir: Path, *, strict_manifest: bool = False) -> dict[str, Any]:
@@ -256,7 +259,7 @@ def listed_runs(
     problems.extend(
         {"path": shown_path(path), "line": None, "reason": stray_reason(what)} for path, what in stray_run_files(str(root))
     )
-    return RunList(rows if limit is None else rows[:limit], problems)
+    return RunList(rows if limit is None else rows[:limit], problems, frozenset(pool))
 
 
 def list_runs(
@@ -273,7 +276,7 @@ def list_runs(
     ``…/runs/[REDACTED:<mark>]``, two tokens marked apart): that ``run_dir`` or ``episode_id`` opens it (``show``,
     ``runs_df``; ``store.shownnames``)."""
     listed = listed_runs(limit, since, runs_dir=runs_dir, strict_manifest=strict_manifest)
-    rows = [_shown_names(row) for row in listed]
+    rows = [_shown_names(row, listed.revealed) for row in listed]
     return RunList(rows, shown_problems(listed.problems))
 
 
@@ -282,9 +285,10 @@ def shown_problems(problems: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{**p, "path": shown_parts(p["path"])} if isinstance(p.get("path"), str) else p for p in problems]
 
 
-def _shown_names(row: dict[str, Any]) -> dict[str, Any]:
-    """``row`` with its id and folder as they may be shown (the same row when they hold no secret)."""
-    names = {k: shown_id(row[k]) for k in ("episode_id", "run_dir") if isinstance(row.get(k), str)}
+def _shown_names(row: dict[str, Any], revealed: frozenset[str]) -> dict[str, Any]:
+    """``row`` with its id and folder as they may be shown (the same row when they hold no secret, nor a value a run
+    listed reveals: ``revealed``)."""
+    names = {k: shown_id(row[k], revealed) for k in ("episode_id", "run_dir") if isinstance(row.get(k), str)}
     return row if all(row[k] == v for k, v in names.items()) else {**row, **names}
 
 

@@ -16,7 +16,7 @@ from itertools import accumulate
 from pathlib import Path
 
 from ..errors import RunNotFoundError
-from ..ids import holds_credential, is_minted
+from ..ids import at_labels_hidden, hidden_spans, holds_credential, is_minted, redacted_at
 from ..secrets.disguise import maybe_disguised
 from ..secrets.display import public_run_ids, public_runs_version, shown, shown_known
 from ..secrets.guard import known_everywhere, known_shown, scrub_text
@@ -39,10 +39,14 @@ class _Memo:
         self.ids: frozenset[str] = frozenset()
         self.texts: dict[str, str] = {}
         self.disguised: set[str] = set()  # the texts that may hold a disguise (``maybe_disguised``)
+        # (a load's revealed values, a text) -> the text shown with them hidden too (``_with_revealed``): each
+        # dropped whenever what ``shown`` depends on changes
+        self.revealed: dict[tuple[frozenset[str], str], str | None] = {}
 
     def clear(self) -> None:
         self.texts.clear()
         self.disguised.clear()
+        self.revealed.clear()
 
 
 _MEMO = _Memo()
@@ -94,6 +98,8 @@ def _changed(memo: _Memo, known: tuple[str, ...], runs: int) -> None:
             for text in memo.disguised:
                 texts.pop(text, None)
             memo.disguised.clear()
+            # a text shown with a load's revealed values hidden too (``_with_revealed``) may hold a disguise alike
+            memo.revealed = {key: out for key, out in memo.revealed.items() if not maybe_disguised(key[1])}
     if runs != memo.runs:
         ids = frozenset(public_run_ids())
         moved = ids.symmetric_difference(memo.ids)
@@ -104,6 +110,9 @@ def _changed(memo: _Memo, known: tuple[str, ...], runs: int) -> None:
     if needles and texts:
         for text in _holding(list(texts), needles):
             del texts[text]
+    if needles and memo.revealed:  # each shown as ``shown`` shows it, with those values hidden too: dropped alike
+        dropped = set(_holding(list({name for _, name in memo.revealed}), needles))
+        memo.revealed = {key: out for key, out in memo.revealed.items() if key[1] not in dropped}
     memo.known, memo.runs = known, runs
 
 
@@ -147,8 +156,9 @@ def _screened(text: str) -> str:
     """``shown(text)``, each hidden piece marked (``namemarks.marked``), where ``text`` holds a credential of a
     known format or a secret-named value (as ids are refused for, ``ids.holds_credential``) or a value this process
     learned; a name that only looks random (a hash-named folder, an id with a suffix: ``ep_<ULID>0.zip``) is a
-    name, kept as it is on disk."""
-    out = shown(text)
+    name, kept as it is on disk. A value named after a secret name and ``@`` (``ep_db_password@…``) is hidden as one
+    after ``=`` is (``ids.at_labels_hidden``), as ids holding one are refused."""
+    out = at_labels_hidden(text, shown(text))
     if out == text:
         return out
     if holds_credential(text):
@@ -157,26 +167,85 @@ def _screened(text: str) -> str:
     return marked(text, out) if known.levels and scrub_text(text, known) != text else text
 
 
-def shown_id(text: str) -> str:
+def _revealed_shown(memo: _Memo, name: str, revealed: frozenset[str]) -> str | None:
+    """``_with_revealed``, once per name and set of values while what ``shown`` depends on is the same."""
+    key = (revealed, name)
+    if key in memo.revealed:
+        return memo.revealed[key]
+    if len(memo.revealed) >= _MEMO_MAX:
+        memo.revealed.clear()
+    out = memo.revealed[key] = _with_revealed(name, revealed)
+    return out
+
+
+def _with_revealed(name: str, revealed: frozenset[str]) -> str | None:
+    """``name`` shown with each of ``revealed`` (what the runs read reveal as secrets: ``frames.runlearned``,
+    ``store.revealedrun``) that stands whole in it hidden as well, each hidden piece marked as ``_screened`` marks
+    it (the mark of a value hidden here is the one it has when the environment holds it); None when ``name`` holds
+    none of them.
+
+    A run naming itself by a random-looking id (``ep_01M98…HLAB1``, no ULID) has that id found by the detectors in
+    its own log (its ``episode_id`` read as a key): that value is the name, no secret it holds, and is kept as
+    ``_screened`` keeps such a name (a value is hidden whole, never by a cut-off start: the ids of the load's other
+    runs, found so too, share the start of this one)."""
+    spans = [
+        (at, at + len(value))
+        for value in revealed
+        if value and value in name and not (value == name and shown(name) != name)
+        for at in _places(name, value)
+    ]
+    # a run of this process's own id (``public_run_ids``) is kept whole, as ``shown`` keeps it
+    kept = [(at, at + len(i)) for i in public_run_ids() if i and i in name for at in _places(name, i)]
+    spans = [(a, b) for a, b in spans if not any(k0 <= a and b <= k1 for k0, k1 in kept)]
+    if not spans:
+        return None
+    if _shown(name) != name:  # what the one rule hides besides (a token, a secret-named value)
+        spans += hidden_spans(name, at_labels_hidden(name, shown(name))) or []
+    return marked(name, redacted_at(name, spans))
+
+
+def _places(text: str, part: str) -> list[int]:
+    """Where ``part`` starts in ``text``, each place."""
+    found, at = [], text.find(part)
+    while at >= 0:
+        found.append(at)
+        at = text.find(part, at + 1)
+    return found
+
+
+def shown_id(text: str, revealed: frozenset[str] = frozenset()) -> str:
     """An episode id, or a run's path or URL, as it may be shown: the run's own name (the last part) redacted by
     ``shown`` when it holds a secret, the folders above it kept as given. They are the root the caller named: screened,
     a hash-named or bucket folder (``mlruns/1/<hex>/artifacts``) read as a key and one ``[REDACTED]`` could span
     several of them, so ``row.run_dir`` named nothing. A minted id (``ep_<ULID>``, a UUID, a hex digest;
     ``ids.is_minted``) is an id, as ``validate_id`` takes it: kept without a scan (one scan of a random-looking id
-    costs a millisecond; a root holds 100,000 runs)."""
+    costs a millisecond; a root holds 100,000 runs).
+
+    ``revealed``: what the runs read with it reveal as secrets (a run copied in, named ``ep_<password>`` and saying
+    ``password=<password>`` in its events): hidden in the name too, as a value the environment holds is. Every
+    reader and view that shows a run's id passes what its load, or the run, reveals."""
     head, sep, name = text.rpartition("/")
-    return text if is_minted(name) else head + sep + _shown(name)
+    if is_minted(name):
+        return text
+    if revealed and (new := _revealed_shown(_synced(), name, revealed)) is not None:
+        return head + sep + new
+    return head + sep + _shown(name)
 
 
-def shown_ids(texts: list[str]) -> list[str]:
+def shown_ids(texts: list[str], revealed: frozenset[str] = frozenset()) -> list[str]:
     """``shown_id`` of each of ``texts``, what it is shown under read once for all of them (per text, reading the
-    values known and the environment cost ~5 us: a frame of 100,000 runs not named by minted ids shows 200,000)."""
+    values known and the environment cost ~5 us: a frame of 100,000 runs not named by minted ids shows 200,000).
+    ``revealed``: as for ``shown_id``; the names holding one are found in one pass over all."""
     memo = _synced()
+    holding = set(_holding([t.rpartition("/")[2] for t in texts], set(revealed))) if revealed and texts else set()
     get, out = memo.texts.get, []
     for text in texts:
         head, sep, name = text.rpartition("/")
         if is_minted(name):
             out.append(text)
+            continue
+        if name in holding and (shown_here := _revealed_shown(memo, name, revealed)) is not None:
+            out.append(head + sep + shown_here)
             continue
         new = get(name)
         out.append(head + sep + (new if new is not None else _shown(name)))
@@ -198,9 +267,14 @@ def _could_show_as(name: str, part: str) -> bool:
 
 def _shows_as(name: str, part: str) -> bool:
     """Whether ``name`` is shown as ``part``: marked as ``shown_id`` shows it, or bare (``[REDACTED]``, as names were
-    shown before marks: a path copied from an older output still opens the one run it can name)."""
+    shown before marks: a path copied from an older output still opens the one run it can name), or with each of
+    ``part``'s marks that of the piece of ``name`` it stands for (a value the run's load revealed, hidden by
+    ``shown_id(..., revealed)``: the marks are keyed hashes of those pieces, so they name this folder alone)."""
     out = _shown(name)
-    return out == part or unmarked(out) == part
+    if out == part or unmarked(out) == part:
+        return True
+    bare = unmarked(part)
+    return bare != part and marked(name, bare) == part
 
 
 def found_shown(path: Path) -> Path:

@@ -287,7 +287,10 @@ def view_state(
     running, waited = run_times(source, tally, status, now)
     header = {
         # a folder named with a credential, as every view names it (``[REDACTED:<mark>]``: two such runs apart)
-        "episode_id": shown_id(source.episode_id) if isinstance(source.episode_id, str) else source.episode_id,
+        # and what the run's own files reveal as secrets (a run copied in, named with the password its events say)
+        "episode_id": shown_id(source.episode_id, getattr(source, "revealed", frozenset()))
+        if isinstance(source.episode_id, str)
+        else source.episode_id,
         "task": source.task,
         "using": source.using,
         "status": shown_status(status, tally.rejected),  # the word shown; ``status`` below stays the run's own

@@ -74,9 +74,9 @@ def counted_read(ref, **kw):
 shownnames.shown, runs_module.read_run = counted, counted_read
 looked: list[int] = []  # id columns looked at (``shownids.shown_ids`` calls: a column's distinct values each)
 shown_ids = shownids.shown_ids
-def counted_ids(texts):
+def counted_ids(texts, *revealed):
     looked.append(len(texts))
-    return shown_ids(texts)
+    return shown_ids(texts, *revealed)
 
 shownids.shown_ids = counted_ids
 
