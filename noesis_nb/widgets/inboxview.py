@@ -326,6 +326,8 @@ class InboxView(Selection, SnapshotOutput, w.VBox):  # type: ignore[misc]  # ipy
         and in the line the magic prints alike."""
         if rows or self.scan._episode_ids is not None or os.path.isdir(self.scan.root):
             return ""
+        if os.path.lexists(self.scan.root):  # made a file (or a link leading nowhere) since the inbox opened
+            return f": {shown(str(self.scan.root))} is not a folder; pass the folder the runs are written to"
         return f": {shown(str(self.scan.root))} does not exist (yet); check the folder's name"
 
     def _decided_title_html(self) -> str:

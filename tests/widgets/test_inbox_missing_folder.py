@@ -31,3 +31,10 @@ def test_the_words_go_once_runs_are_written_there(tmp_path: Path, nnb: Any, comm
     noesis_nb.solve("append", using=nnb.make_tool_adapter(nnb.side_effect_argv(tmp_path / "x")), runs_dir=later)
     view.scan.poll()
     assert "does not exist" not in view.text_summary()
+
+
+def test_a_root_made_a_file_is_not_said_to_be_missing(tmp_path: Path, nnb: Any, comm_log: list) -> None:
+    root = tmp_path / "runs"
+    view = noesis_nb.inbox(root)
+    root.write_text("not a folder")
+    assert "is not a folder" in view.text_summary() and "does not exist" not in view.text_summary()
