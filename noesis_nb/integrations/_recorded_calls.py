@@ -93,11 +93,19 @@ class _Call:
         self.asked: int | None = None  # index of its approval request
         self.decided: int | None = None  # index of the row deciding it (resolved or denied)
         self.result: int | None = None  # index of its result
+        self.called = False  # whether a ``tool_call`` row of it was read
+        self.repeats: set[int] = set()  # rows starting the same key again before it ended: calls not paired safely
         self._note(0)
 
     def _note(self, index: int) -> None:
         payload = self.rows[index][1]
         kind = payload.get("kind")
+        if (kind == "tool_call" and self.called) or (kind == "approval_requested" and self.asked is not None):
+            self.repeats.add(index)  # a second start of this key while it runs: another call, its rows mixed in
+        elif kind == "tool_call":
+            self.called = True
+        if index in self.repeats:
+            return
         if kind == "approval_requested" and self.asked is None:
             self.asked = index
         elif kind in ("approval_resolved", "tool_denied") and self.decided is None:
@@ -142,7 +150,7 @@ class RecordedCalls:
 
     def __init__(self, ctx: Any, source: str, write: Callable[[Row], None], now: Callable[[], str | None]):
         self.ctx, self.source, self.write, self.now = ctx, source, write, now
-        self.done: set[str] = set()  # calls drafted or given up: their later rows are written as they come
+        self.done: set[str] = set()  # calls being written (drafted or given up): their rows are written as they come
         self.undrafted: set[str] = set()  # calls the trace does not show whole (or starting inside another's rows)
 
     def take(self, item: Row, rest: Iterator[Row]) -> None:
@@ -152,10 +160,11 @@ class RecordedCalls:
             self._put(item)
             return
         self.done.add(key)
-        call, failure = _Call(key, item), None
+        call, failure, ended = _Call(key, item), None, False
         try:
             for nxt in rest:
                 if call.add(nxt):
+                    ended = True
                     break
         except Exception as exc:  # a bad row further on: the call's rows are written, then the replay ends with it
             failure = exc
@@ -164,8 +173,11 @@ class RecordedCalls:
         else:
             self.undrafted.add(key)
             self._put(item, first=True)
-            for other in call.rows[1:]:
-                self._put(other)
+            for number, other in enumerate(call.rows[1:], 1):
+                self._put(other, first=number in call.repeats)
+        if ended:  # a later row starting this key (a tool called again by name, a reused id) is a new call
+            self.done.discard(key)
+            self.undrafted.discard(key)
         if failure is not None:
             raise failure
 
@@ -195,7 +207,7 @@ class RecordedCalls:
             """Write the call's rows up to ``index`` (a call starting among them is written undrafted)."""
             nonlocal written
             for number in range(written, index + 1):
-                self._put(rows[number]) if number else self.write(rows[number])
+                self._put(rows[number], first=number in call.repeats) if number else self.write(rows[number])
             written = max(written, index + 1)
 
         def decision() -> RecordedDecision:

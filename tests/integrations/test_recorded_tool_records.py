@@ -259,3 +259,35 @@ def test_a_run_an_earlier_release_imported_still_says_unknown(tmp_path: Path) ->
     run, tools = _frames(tmp_path / "runs")
     assert len(tools) == 0 and bool(run["manifest_ok"]) is True
     assert pd.isna(run["tool_calls"]) and pd.isna(run["waiting_s"])
+
+
+def _noetic_calls(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A Noetic log of one turn holding ``calls`` (each a started or completed tool call's data, in order)."""
+    rows = [{"source": "framework", "type": f"a:tool_call_{kind}", "data": data} for kind, data in calls]
+    turn = {"source": "framework", "type": "a:turn_started", "data": {"turnId": "t1"}}
+    end = {"source": "framework", "type": "a:turn_completed", "data": {"turnId": "t1", "durationMs": 10}}
+    return [turn, *rows, end]
+
+
+@pytest.mark.parametrize(
+    "data",
+    [{"toolName": "fetch"}, {"callId": "c0", "name": "fetch"}],
+    ids=["paired-by-name", "reused-call-id"],
+)
+def test_a_tool_called_twice_with_one_key_gives_two_calls(tmp_path: Path, data: dict[str, Any]) -> None:
+    log = _noetic_calls([("started", data), ("completed", data), ("started", data), ("completed", data)])
+    episode = import_noetic(log, runs_dir=tmp_path)
+    run, tools = _frames(tmp_path)
+    assert tools["tool"].tolist() == ["noetic.fetch", "noetic.fetch"]
+    assert tools["status"].tolist() == ["succeeded", "succeeded"]
+    assert run["tool_calls"] == 2 and run["waiting_s"] == 0.0
+    assert check_run(tmp_path / episode) == []
+
+
+def test_a_second_call_by_name_before_the_first_ends_says_unknown(tmp_path: Path) -> None:
+    data = {"toolName": "fetch"}  # two started before either completed: which result is whose cannot be told
+    log = _noetic_calls([("started", data), ("started", data), ("completed", data), ("completed", data)])
+    episode = import_noetic(log, runs_dir=tmp_path)
+    run, _ = _frames(tmp_path)
+    assert pd.isna(run["tool_calls"])
+    assert check_run(tmp_path / episode) == []
