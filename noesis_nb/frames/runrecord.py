@@ -302,8 +302,6 @@ def _recorded_tools(summary: dict[str, Any] | None, state: dict[str, Any] | None
 
 #: the tag an import gives its run (``integrations._dedupe.DIGEST_TAG``; frames do not import integrations)
 _DIGEST_TAG = "trace_digest"
-#: an earlier release's import counted the calls it recorded, none of them drafted: more than any draft count
-_LEGACY = 2**31
 
 
 def _ended_log_lost(ref: RunRef, summary: dict[str, Any], stamp: dict[str, Any], problems: list[LoadProblem]) -> None:
