@@ -37,9 +37,13 @@ def test_no_attrs_entry_shows_the_key(root: Path, frame: str) -> None:
     assert TOKEN not in text and TOKEN[4:18] not in text
 
 
+#: genai-prices knows no provider named by a key, so the call is priced by a table row for any provider
+PRICES = {"gpt-4o": {"input": 2.5, "cached_input": 1.25, "output": 10.0}}
+
+
 def test_the_note_names_the_call_as_usage_df_shows_it(root: Path) -> None:
-    usage = noesis_nb.usage_df(root, cache=False)
-    runs = noesis_nb.runs_df(root, cache=False)
+    usage = noesis_nb.usage_df(root, cache=False, prices=PRICES)
+    runs = noesis_nb.runs_df(root, cache=False, prices=PRICES)
     shown = usage.loc[usage.model.eq("gpt-4o") & ~usage.provider.eq("openai"), "provider"].tolist()
     assert shown and TOKEN not in shown[0]
     assert f"{shown[0]}/gpt-4o" in runs.attrs["price_assumptions"]

@@ -389,7 +389,8 @@ def test_unreadable_call_times_in_an_unsealed_run_price_as_usage_df_does(tmp_pat
             del call["timestamp"]
         else:
             call["timestamp"] = value
-        call["payload"]["model"] = "gpt-4o"  # both priced, so a wrong day would show in the cost
+        # both priced, so a wrong day would show in the cost (a provider genai-prices does not know leaves it unpriced)
+        call["payload"].update(model="gpt-4o", provider="openai")
     (run / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
     first = runs_df(root, cache=False)
     usage = usage_df(root, cache=False)

@@ -179,7 +179,7 @@ def test_runs_df_over_unsealed_runs_with_odd_call_times_equals_usage_df(tmp_path
     events = basic_events("live")
     for at, ts in ((2, "20250301T100020Z"), (3, "2025-03-01T10:00:30.123456789+05:30")):
         events[at]["timestamp"] = ts
-        events[at]["payload"]["model"] = "gpt-4o"
+        events[at]["payload"].update(model="gpt-4o", provider="openai")  # priced (acme is no provider genai-prices knows)
     events.append(event("live", 9, "model", dict(events[2]["payload"]), ts="1500-01-01T00:00:00+00:00"))
     write_run(root, "live", events)
     runs = runs_df(root, cache=False).set_index("episode_id")
