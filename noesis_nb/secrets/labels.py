@@ -89,14 +89,14 @@ _RULES: tuple[re.Pattern[str], ...] = (
     # a label in another language, maybe Markdown-bold or in a table's cell, then ``:``, ``：``, ``=``, ``:=``, a dash
     # or the cell's ``|``, then the value on that line or alone on the next
     re.compile(
-        rf"(?i)(?<![\w-])(?:{_FOREIGN})(?![\w-])[ \t]*(?:\*\*|__)?[ \t]*(?::=|[:：=]|[—–]|--?(?=[ \t])|\|)[ \t]*"
-        r"(?:\*\*|__)?[ \t]*(?:\r?\n[ \t]*)?" + _VALUE
+        rf"(?i)(?<![\w-])(?:{_FOREIGN})(?![\w-])[ \t]*+(?:\*\*|__)?[ \t]*+(?::=|[:：=]|[—–]|--?(?=[ \t])|\|)[ \t]*+"
+        r"(?:\*\*|__)?[ \t]*+(?:\r?\n[ \t]*+)?" + _VALUE
     ),
     # an English label laid out as the other detectors read none (their ``name=value`` and ``name: value`` aside):
     # ``:=``, ``：``, a dash, a table's ``|``, Markdown-bold around its colon, or a colon ending its line
     re.compile(
-        rf"(?i)(?<![\w-])(?:{_ENGLISH})(?![\w-])(?:[ \t]*(?::=|[：—–|]|--?(?=[ \t]))|[ \t]*(?:\*\*|__)[ \t]*[:：]"
-        r"|[ \t]*[:：][ \t]*(?:\*\*|__)|[ \t]*:[ \t]*(?=\r?\n))[ \t]*(?:\*\*|__)?[ \t]*(?:\r?\n[ \t]*)?" + _VALUE
+        rf"(?i)(?<![\w-])(?:{_ENGLISH})(?![\w-])(?:[ \t]*+(?::=|[：—–|]|--?(?=[ \t]))|[ \t]*+(?:\*\*|__)[ \t]*+[:：]"
+        r"|[ \t]*+[:：][ \t]*+(?:\*\*|__)|[ \t]*+:[ \t]*+(?=\r?\n))[ \t]*+(?:\*\*|__)?[ \t]*+(?:\r?\n[ \t]*+)?" + _VALUE
     ),
     # ``the secret is X``, ``my api token was: X``
     re.compile(
@@ -188,7 +188,8 @@ _NAMED = frozenset(_NAMED_RULES)
 _JUDGED = frozenset(_RULES[:3] + _LAYOUT_RULES + _COMMAND_RULES) | {
     rule for rule in _RULES if "auth[ " in rule.pattern or "pass|passwd|" in rule.pattern
 }
-_COLUMN_WORDS = frozenset(w.lower() for w in _WORDS) | {"pass", "api_key", "access_token", "client_secret"}
+# a header word naming a secret column: not ``token`` alone (a tokenizer's or a log-probability table's column)
+_COLUMN_WORDS = frozenset(w.lower() for w in _WORDS if w != "token") | {"pass", "api_key", "access_token", "client_secret"}
 _TRAILING = ".,;:!?)]}"
 _CODE = re.compile(r"[A-Za-z_][\w.]*[(\[]")
 

@@ -15,6 +15,7 @@ from .environ import CODE_WORDS, SETTING_WORDS, WHOLE_WORDS
 __all__ = [
     "is_secret_key",
     "names_secrets",
+    "credential_shaped",
     "looks_like_credential",
     "names_no_value",
     "names_variable",
@@ -295,6 +296,34 @@ def looks_like_credential(text: str) -> bool:
     if len(value) < 8 or any(c.isspace() for c in value) or value.lower() in PLACEHOLDERS or REDACTED_VALUE in value:
         return False
     return not (value.isalpha() and (value.islower() or value.isupper() or value.istitle()))
+
+
+# what stands for a secret kept elsewhere, not one (a vault path, ``env:NAME``, ``${NAME}``, ``{{ name }}``, ``%NAME%``),
+# and a measure (``12chars``, ``90-days``, ``>=8``): a policy's or a reference's cell under a secret's header
+_KEPT_ELSEWHERE = re.compile(
+    r"(?:[a-z][a-z0-9+.-]{1,20}:(?://)?)?(?:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z0-9_.-]+(?:[/#:][a-z0-9_.-]+)+)"
+    r"|\$\{[^{}]*\}|\{\{[^{}]*\}\}|%[A-Za-z_]\w*%"
+)
+_MEASURE = re.compile(r"[<>=~]{0,2}[0-9]+(?:[.,][0-9]+)?[ _-]?[A-Za-z]{0,12}s?")
+_TOKENIZER_MARKS = ("Ġ", "▁", "Ċ", "##")
+
+
+def credential_shaped(value: str) -> bool:
+    """Whether a value no label stands beside (a table's cell under a secret's header, a secret section's entry, a
+    value of ``{"tokens": {...}}``) has a credential's shape: 8+ characters, no blank, two or more of lower case, upper
+    case, digits and signs, and neither a reference to a secret kept elsewhere (``vault/prod/db``, ``env:API_KEY``),
+    a measure (``12chars``, ``90-days``) nor a tokenizer's piece (``ĠLondon``, ``##ing2``, ``<|endoftext|>``). A word,
+    ``Paris.`` or ``Hello,``, in a tokenizer's or a log-probability table is none, and hidden it would be learned and
+    hidden in every later text of the run."""
+    if len(value) < 8 or any(c.isspace() for c in value) or any(m in value for m in _TOKENIZER_MARKS):
+        return False
+    if value[0] + value[-1] in ("<>", "[]"):  # a special token (``<|endoftext|>``, ``[MASK]``) or a placeholder
+        return False
+    if _KEPT_ELSEWHERE.fullmatch(value) is not None or _MEASURE.fullmatch(value) is not None:
+        return False
+    kinds = (str.islower, str.isupper, str.isdigit)
+    classes = sum(any(kind(c) for c in value) for kind in kinds) + any(not c.isalnum() for c in value)
+    return classes >= 2
 
 
 def names_no_value(value: str) -> bool:

@@ -28,7 +28,7 @@ import orjson
 from .exact import exact_all
 from .joined import chunk_texts, split_secrets
 from .known import for_text
-from .names import REDACTED_VALUE, hunted, is_secret_key, names_no_value, names_secrets, vocabulary_token
+from .names import REDACTED_VALUE, credential_shaped, hunted, is_secret_key, names_no_value, names_secrets, vocabulary_token
 from .text import find_in_text, payload_might_contain
 
 __all__ = [
@@ -235,11 +235,14 @@ def _hidden(value: Any) -> bool:
 
 def _secret_named(key: str, item: Any) -> bool:
     """Whether ``key`` names its value a secret (``password``, ``api_keys``), or a set of secrets by what each is for:
-    ``{"tokens": {"ci": X}}`` (a mapping of texts only: ``{"tokens": {"input": 10}}`` counts them, and a model's tokens
-    come in a list)."""
+    ``{"tokens": {"ci": X}}`` (a mapping of credential-shaped texts only: ``{"tokens": {"input": 10}}`` counts them,
+    ``{"tokens": {"bos": "<s>"}}`` names a tokenizer's, and a model's tokens come in a list)."""
     if is_secret_key(key):
         return True
-    return type(item) is dict and bool(item) and names_secrets(key) and all(type(v) is str for v in item.values())
+    if type(item) is not dict or not item or not names_secrets(key):
+        return False
+    # each value shaped as a credential: a tokenizer's special tokens (``{"bos": "<s>"}``) are no secrets
+    return all(type(v) is str and credential_shaped(v) for v in item.values())
 
 
 def _no_secret(key: str, item: Any, holder: Mapping[Any, Any]) -> bool:

@@ -9,7 +9,9 @@ psql's and ``sqlite3 -header``'s output (`` usename | passwd `` then ``---+---``
 TOML's ``tokens = ["X"]``).
 
 A cell or entry is taken only when it reads as no word (``labels``' rule: 6+ characters holding a digit or a symbol,
-or mixing cases), and an entry naming what is no secret (``host:``, ``url =``, ``username:``) is none. Each line is
+or mixing cases) and has a credential's shape (``names.credential_shaped``: no tokenizer's piece, measure or reference,
+``Paris.``, ``12chars``, ``vault/prod/db``), and an entry naming what is no secret (``host:``, ``url =``,
+``username:``) is none; ``token`` alone names no column (a tokenizer's or a log-probability table's). Each line is
 read once as a header or a section's start and once as a row or an entry, so a long text is read in linear time.
 """
 
@@ -18,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
-from .names import is_secret_key, names_secrets
+from .names import credential_shaped, is_secret_key, names_secrets
 
 __all__ = ["column_secrets", "html_cell_secrets", "section_secrets", "TABLE_HINT"]
 
@@ -32,13 +34,17 @@ _NAME = re.compile(r"[a-z_][\w.-]*")  # a column's name as a program writes it (
 TABLE_HINT = re.compile(r"pass|secret|token|key|cred|pwd")
 
 
+_NO_HEADER = frozenset({"key", "keys", "token", "tokens"})
+
+
 def _header_word(cell: str, words: frozenset[str]) -> bool:
     name = cell.strip(_CELL_MARKS).lower()
     if not name or len(name) > 60:
         return False
     if name in words:
         return True
-    return _NAME.fullmatch(name) is not None and name not in ("key", "keys") and is_secret_key(name)
+    # not ``key`` alone (a key/value table's), nor ``token`` (a tokenizer's or a log-probability table's)
+    return _NAME.fullmatch(name) is not None and name not in _NO_HEADER and is_secret_key(name)
 
 
 def column_secrets(text: str, words: frozenset[str], judged: Callable[[str], bool]) -> Iterator[str]:
@@ -72,14 +78,15 @@ def column_secrets(text: str, words: frozenset[str], judged: Callable[[str], boo
             at += 1
             for i in columns:
                 value = cells[i].strip(_CELL_MARKS)
-                if value and judged(value):
+                if value and judged(value) and credential_shaped(value):
                     yield value
 
 
-_HTML_CELL = re.compile(
-    r"(?i)<(?:th|td|dt)\b[^<>]{0,200}>[ \t]{0,40}(?:<(?:b|strong|code|label|span)\b[^<>]{0,100}>[ \t]{0,40})?"
-    r"([^<>\n]{1,60}?)[ \t]{0,40}:?[ \t]{0,40}(?:</(?:b|strong|code|label|span)>[ \t]{0,40})?</(?:th|td|dt)>[ \t\r\n]{0,200}"
-    r"<(?:td|dd)\b[^<>]{0,200}>[ \t]{0,40}(?:<(?:code|b|strong|span)\b[^<>]{0,100}>[ \t]{0,40})?([^<>\s]{1,1024})"
+_HTML_CELL = re.compile(  # the header's text starts and ends on a non-blank, and no two runs can share a blank
+    r"(?i)<(?:th|td|dt)\b[^<>]{0,200}+>[ \t]{0,40}+(?:<(?:b|strong|code|label|span)\b[^<>]{0,100}+>[ \t]{0,40}+)?"
+    r"([^<>\s](?:[^<>\n]{0,58}?[^<>\s])?)[ \t]{0,40}+:?[ \t]{0,40}+(?:</(?:b|strong|code|label|span)>[ \t]{0,40}+)?"
+    r"</(?:th|td|dt)>[ \t\r\n]{0,200}+"
+    r"<(?:td|dd)\b[^<>]{0,200}+>[ \t]{0,40}+(?:<(?:code|b|strong|span)\b[^<>]{0,100}+>[ \t]{0,40}+)?([^<>\s]{1,1024})"
 )
 
 
@@ -88,7 +95,7 @@ def html_cell_secrets(text: str, words: frozenset[str], judged: Callable[[str], 
     if "<" not in text:
         return
     for m in _HTML_CELL.finditer(text):
-        if _header_word(m.group(1), words) and judged(m.group(2)):
+        if _header_word(m.group(1), words) and judged(m.group(2)) and credential_shaped(m.group(2)):
             yield m.group(2)
 
 
@@ -114,7 +121,7 @@ def _entry_value(line: str, judged: Callable[[str], bool]) -> str | None:
     name, value = m.group(1), m.group(2)
     if name is not None and not _names_secrets(name) and not is_secret_key("password_" + name):
         return None  # ``host: db.example.com`` names what is no secret, as ``password_host`` does (``names``)
-    return value if judged(value) else None
+    return value if judged(value) and credential_shaped(value) else None
 
 
 def section_secrets(text: str, judged: Callable[[str], bool]) -> Iterator[str]:
@@ -123,7 +130,7 @@ def section_secrets(text: str, judged: Callable[[str], bool]) -> Iterator[str]:
     if "[" in text:
         for m in _LIST.finditer(text):
             if _names_secrets(m.group(1)):
-                yield from (q for q in _QUOTED.findall(m.group(2)) if judged(q))
+                yield from (q for q in _QUOTED.findall(m.group(2)) if judged(q) and credential_shaped(q))
     if "\n" not in text:
         return
     lines = text.splitlines()

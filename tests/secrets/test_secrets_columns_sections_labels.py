@@ -83,6 +83,21 @@ _ORDINARY_SECTIONS = [
     "settings:\n  theme: Dark-Mode2\n",
     'max_tokens = ["Gpt4-8192"]\n',
 ]
+# a tokenizer's or a log-probability table, a policy for passwords, and references to secrets kept elsewhere: a cell
+# under a ``token`` or ``password`` header that is a word, a measure or a reference is none (hidden, it would be
+# learned and hidden in every later text of the run)
+_NOT_CREDENTIALS = [
+    "| token | logprob |\n|---|---|\n| Paris. | -0.01 |\n| Hello, | -2.30 |\n| ĠLondon | -4.1 |\n",
+    "token,count\nThe,12\ndon't,3\nĠworld,9\n##ing2,4\n",
+    "token\ttoken_id\tlogprob\nĠConstantinople\t34567\t-0.5\n▁Washington2\t1234\t-1.2\n",
+    'tokens = ["The", "capital", "Paris.", "ĠFrance", "##ing2"]\n',
+    "tokens:\n  - Hello,\n  - ĠLondon\n  - Paris.\n",
+    "| rule | password |\n|---|---|\n| length | 12chars |\n| rotation | 90-days |\n| history | 24-passwords |\n",
+    "name,secret\ndb,vault/prod/db\napi,env:ANTHROPIC_KEY\nci,${CI_TOKEN}\nweb,{{web_password}}\n",
+    "secrets:\n  db: vault/prod/db-password\n  api: env:ANTHROPIC_KEY\n  aws: arn:aws:secretsmanager:eu-west-1:secret\n",
+    "<th>Password</th><td>12chars</td>",
+    "<dt>Secret</dt><dd>vault/prod/db</dd>",
+]
 
 # labels in more languages: each the word for password (or "API key") in its language
 _LANGUAGES = [
@@ -168,7 +183,7 @@ def test_a_password_label_in_another_language_is_read(label: str) -> None:
         assert P in find_in_text(text), text
 
 
-@pytest.mark.parametrize("text", _ORDINARY_LAYOUTS + _ORDINARY_SECTIONS + _ORDINARY_COMMANDS)
+@pytest.mark.parametrize("text", _ORDINARY_LAYOUTS + _ORDINARY_SECTIONS + _ORDINARY_COMMANDS + _NOT_CREDENTIALS)
 def test_ordinary_tables_sections_and_commands_are_kept(text: str) -> None:
     assert find_in_text(text, entropy=False) == set(), text
 
@@ -209,6 +224,8 @@ def test_a_plural_secret_parent_hides_its_values_as_a_singular_one_does(data: di
         {"max_tokens": {"gpt": "Gpt4-8192"}},
         {"input_tokens": 123456},
         {"sort_keys": {"a": "Name-2024"}},
+        {"tokens": {"bos": "<s>", "eos": "</s>", "pad": "<pad>", "unk": "<unk>"}},
+        {"tokens": {"bos": "<|begin_of_text|>", "eos": "<|end_of_text|>"}},
     ],
     ids=str,
 )
@@ -270,6 +287,21 @@ def test_a_run_writes_none_of_them(tmp_path: Path) -> None:
     episode = noesis_nb.solve("t", using=agent, runs_dir=tmp_path, approver="auto")
     written = [p.name for p in (tmp_path / episode).rglob("*") if p.is_file() and P in p.read_text("utf-8", "replace")]
     assert written == []
+
+
+def test_a_word_in_a_token_table_is_not_learned_and_hidden_later(tmp_path: Path) -> None:
+    table = "| token | logprob |\n|---|---|\n| Paris. | -0.01 |\n| Hello, | -2.30 |\n"
+
+    def agent(task: str, ctx: object) -> str:
+        ctx.emit("note", {"text": table})  # type: ignore[attr-defined]
+        ctx.emit("note", {"special": {"tokens": {"bos": "<s>", "eos": "</s>"}}})  # type: ignore[attr-defined]
+        ctx.emit("note", {"answer": "The capital is Paris. Hello, <s> opens it."})  # type: ignore[attr-defined]
+        return "Paris."
+
+    episode = noesis_nb.solve("capital?", using=agent, runs_dir=tmp_path, approver="auto")
+    events = (tmp_path / episode / "events.jsonl").read_text("utf-8")
+    assert "The capital is Paris. Hello, <s> opens it." in events.replace("\\u003c", "<").replace("\\u003e", ">")
+    assert "[REDACTED]" not in events
 
 
 _FRESH = itertools.count()
@@ -343,6 +375,12 @@ def baseline() -> float:
         "lozinka ",
         "ключ API ",
         "पासवर्ड ",
+        # blank runs a header cell's text, its colon and the cell's end could share (``<td>`` then 200 blanks)
+        "password\n" + ("<td>" + " " * 200) * 4,
+        "password\n<th><b>" + " " * 40 + "a" + " " * 40,
+        "lozinka:" + " " * 2000 + "<",
+        "lozinka " + " " * 1000 + "**" + " " * 1000 + "<",
+        "password —" + " " * 2000 + "<",
     ],
 )
 def test_100_kb_of_a_new_form_costs_a_few_times_plain_assignments(unit: str, baseline: float) -> None:
