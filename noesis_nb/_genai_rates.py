@@ -149,9 +149,9 @@ def platform(model: str) -> str | None:
 _SDK_NAMES = frozenset({"openai", "anthropic", "litellm"})
 
 
-#: OpenTelemetry's ``gen_ai.provider.name`` values (GenAI semantic conventions) whose genai-prices provider is not
-#: found by the name itself: ``azure.ai.openai`` would be read as ``openai`` (a name containing it), ``x_ai`` and
-#: ``azure.ai.inference`` as none. Azure bills both of its services.
+#: OpenTelemetry's ``gen_ai.provider.name`` values (GenAI semantic conventions), and other tools' provider labels,
+#: whose genai-prices provider is not found by the name itself: ``azure.ai.openai`` would be read as ``openai`` (a
+#: name containing it), ``x_ai`` and ``azure.ai.inference`` as none. Azure bills both of its services.
 _SEMCONV_PROVIDERS = {
     "azure.ai.openai": "azure",
     "azure.ai.inference": "azure",
@@ -161,35 +161,53 @@ _SEMCONV_PROVIDERS = {
     "gcp.gen_ai": "google",
     "x_ai": "x-ai",
     "mistral_ai": "mistral",
+    # other tools' labels of providers genai-prices has under another id: LiteLLM's fireworks_ai, azure_ai,
+    # azure_text and codestral (Mistral's endpoint), Hugging Face's fireworks-ai, pydantic-ai's grok
+    "fireworks_ai": "fireworks",
+    "fireworks-ai": "fireworks",
+    "azure_ai": "azure",
+    "azure_text": "azure",
+    "codestral": "mistral",
+    "grok": "x-ai",
 }
 
 
 def billing_provider(provider: str | None) -> str | None:
-    """The provider to ask genai-prices for: an OpenTelemetry provider name (``_SEMCONV_PROVIDERS``) as
-    genai-prices' id, any other as given."""
+    """The provider to ask genai-prices for: an OpenTelemetry provider name or another tool's label
+    (``_SEMCONV_PROVIDERS``) as genai-prices' id, any other as given."""
     if not provider:
         return provider
     return _SEMCONV_PROVIDERS.get(provider.strip().lower(), provider)
 
 
-@cache
 def provider_unknown(provider: str | None) -> bool:
     """Whether genai-prices has no provider named ``provider`` (a gateway's or a proxy's label, an OpenTelemetry name
     of a provider it does not price) or serving at that address (a local server's): its calls are unpriced (``_asks``),
-    whatever their model. No provider, or an SDK's name, is not unknown (the model then says whose it is)."""
+    whatever their model. No provider, or an SDK's name, is not unknown (the model then says whose it is). The answer
+    is kept in the rates file with the models' rates, so a later process need not import genai-prices for it."""
     provider = billing_provider(provider)
     if not provider or provider.lower() in _SDK_NAMES:
         return False
+    store = _store()
+    known = store.providers.get(provider)
+    if known is None:
+        known = _provider_known(provider)
+        store.add_provider(provider, known)
+    return not known
+
+
+def _provider_known(provider: str) -> bool:
+    """Whether genai-prices has a provider of that id (or matching it) or serving at that address."""
     try:
         from genai_prices import data_snapshot
     except ImportError:  # pragma: no cover
-        return False
+        return True
     url = provider.startswith(("http://", "https://"))
     try:
         data_snapshot.get_snapshot().find_provider(None, None if url else provider, provider if url else None)
     except LookupError:
-        return True
-    return False
+        return False
+    return True
 
 
 def _asks(model: str, provider: str | None, known: bool) -> list[tuple[str | None, str | None]]:
@@ -333,7 +351,8 @@ class _Store:
 
     def __init__(self, path: Path):
         self.path = path
-        self.entries: dict[str, ModelRates | None] = _read(path)
+        #: the models' rates, and whether genai-prices has each provider label asked about (``provider_unknown``)
+        self.entries, self.providers = _read(path)
         self._lock = threading.Lock()
 
     def add(self, key: str, rates: ModelRates | None) -> None:
@@ -341,9 +360,19 @@ class _Store:
             self.entries[key] = rates
             if rates is not None and not rates.portable:
                 return  # kept for this process only: its rule lives in genai-prices
-            doc = {k: _encode(v) for k, v in self.entries.items() if v is None or v.portable}
+            self._write()
+
+    def add_provider(self, provider: str, known: bool) -> None:
+        with self._lock:
+            self.providers[provider] = known
+            self._write()
+
+    def _write(self) -> None:
+        """Write the file (under the lock)."""
+        doc = {k: _encode(v) for k, v in self.entries.items() if v is None or v.portable}
+        body = {"genai_prices": genai_version(), "models": doc, "providers": self.providers}
         try:  # this user's alone (0600 in a 0700 folder), as the runs index: which models a user prices is theirs
-            write_cached(self.path, _signed(orjson.dumps({"genai_prices": genai_version(), "models": doc})))
+            write_cached(self.path, _signed(orjson.dumps(body)))
         except OSError:  # a read-only home: prices still come from genai-prices each time
             pass
 
@@ -372,7 +401,8 @@ def _encode(rates: ModelRates | None) -> Any:
 # /2: input-only models priced; /3: Bedrock and Vertex ids priced; /4: LiteLLM's names of them (older files hold
 # them unpriced, or priced at another provider's rate: rebuilt); /5: a provider given is the only one asked;
 # /6: the hour-long cache-write and web-search rates kept; /7: a provider label genai-prices does not have, and
-# OpenTelemetry's names of providers, no longer priced at another provider's rate
+# OpenTelemetry's names of providers, no longer priced at another provider's rate (a file may also keep, under
+# "providers", whether genai-prices has each provider label asked about)
 _FORM = b"noesis_nb.genai-rates/7"
 
 
@@ -386,19 +416,23 @@ def _signed(body: bytes) -> bytes:
     return _tag(body) + b"\n" + body
 
 
-def _read(path: Path) -> dict[str, ModelRates | None]:
-    """The file's entries; {} when it is absent, unreadable, not signed by this user's key or not in this shape
-    (it is rebuilt from genai-prices)."""
+def _read(path: Path) -> tuple[dict[str, ModelRates | None], dict[str, bool]]:
+    """The file's model entries and provider answers; empty when it is absent, unreadable, not signed by this user's
+    key or not in this shape (it is rebuilt from genai-prices)."""
     try:
         head, _, body = _file_bytes(path).partition(b"\n")
         if not hmac.compare_digest(head, _tag(body)):
-            return {}
+            return {}, {}
         doc = orjson.loads(body)
         if doc.get("genai_prices") != genai_version():
-            return {}
-        return {str(k): None if v is None else _decode(v) for k, v in doc["models"].items()}
+            return {}, {}
+        models = {str(k): None if v is None else _decode(v) for k, v in doc["models"].items()}
+        providers = doc.get("providers", {})
+        if not all(isinstance(k, str) and type(v) is bool for k, v in providers.items()):
+            raise ValueError(providers)
+        return models, dict(providers)
     except (OSError, orjson.JSONDecodeError, AttributeError, LookupError, TypeError, ValueError, OverflowError):
-        return {}
+        return {}, {}
 
 
 #: far above any rates file (a few hundred KB): a larger one is not this file and is not read into memory
