@@ -5,7 +5,8 @@ The expected dump (``tests/fixtures/events_frames/expected.txt.gz``) was made by
 runs in a fresh process, with pyarrow installed and blocked (a default install), with the default
 batches and with small ones (runs and chunks straddling batch boundaries). Refrozen once since, deliberately, for
 two columns alone: ``usage_df`` gained ``cache_write_1h_input_tokens`` and ``web_search_requests`` (<NA> in every row
-of the corpus, which reports none), so ``reprice`` of a frame prices them.
+of the corpus, which reports none), so ``reprice`` of a frame prices them. And once for one line: ``unpriced_reason``'s
+categories gained ``'no price for provider'`` (no row of the corpus has it: its calls name openai or no provider).
 """
 
 from __future__ import annotations
