@@ -200,7 +200,13 @@ def _with_revealed(name: str, revealed: frozenset[str]) -> str | None:
     if not spans:
         return None
     if _shown(name) != name:  # what the one rule hides besides (a token, a secret-named value)
-        spans += hidden_spans(name, at_labels_hidden(name, shown(name))) or []
+        hidden = hidden_spans(name, at_labels_hidden(name, shown(name))) or []
+        # a value the rule hides already (a token named in the run's own log): the name as the rule shows it, its
+        # mark made once (a second marking of the same pieces cost a keyed hash a name on every cold load)
+        spans = [(a, b) for a, b in spans if not any(h0 <= a and b <= h1 for h0, h1 in hidden)]
+        if not spans:
+            return None
+        spans += hidden
     return marked(name, redacted_at(name, spans))
 
 
