@@ -30,6 +30,7 @@ from noesis_nb.errors import EpisodeInterrupted
 from noesis_nb.runtime.episode import Episode
 from noesis_nb.store import is_sealed
 from tests.runlock import lock_held
+from tests.runtime.in_child import in_child
 
 _PKG = os.sep + "noesis_nb" + os.sep
 _WATCHED = (os.path.join("runtime", "api.py"), os.path.join("runtime", "interrupt.py"))
@@ -93,7 +94,11 @@ def _settle(loop: asyncio.AbstractEventLoop) -> None:
 
 
 @pytest.mark.parametrize("mode", ["solve", "solve_async", "start"])
-def test_a_sigint_at_any_bytecode_of_a_runs_making_leaves_it_sealed_and_says_one_line(tmp_path: Path, mode: str) -> None:
+def test_a_sigint_at_any_bytecode_of_a_runs_making_leaves_it_sealed_and_says_one_line(
+    tmp_path: Path, mode: str, request: pytest.FixtureRequest
+) -> None:
+    if not in_child(request):  # its tracer raises from opcode events: a crash fails this test alone
+        return
     runs = tmp_path / "runs"
     loop = asyncio.new_event_loop()
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)

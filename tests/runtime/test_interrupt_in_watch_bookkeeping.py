@@ -30,6 +30,7 @@ from noesis_nb.errors import EpisodeInterrupted
 from noesis_nb.runtime import interrupt
 from noesis_nb.runtime.interrupt import watch_interrupts
 from noesis_nb.store import read_final
+from tests.runtime.in_child import in_child
 
 _WATCHED = os.path.join("noesis_nb", "runtime", "interrupt.py")
 
@@ -109,9 +110,13 @@ def _fresh_interrupt_ends_as_documented(loop: asyncio.AbstractEventLoop, runs: P
 
 
 @pytest.mark.parametrize("cell", ["raising", "cancelling", "nested"])
-def test_a_sigint_at_any_bytecode_of_the_watch_leaves_its_handler_and_later_interrupts_working(tmp_path: Path, cell: str) -> None:
+def test_a_sigint_at_any_bytecode_of_the_watch_leaves_its_handler_and_later_interrupts_working(
+    tmp_path: Path, cell: str, request: pytest.FixtureRequest
+) -> None:
     """``raising``: the cell's SIGINT raises KeyboardInterrupt (a sync-run loop); ``cancelling``: it cancels the cell
     (a kernel's async cell); ``nested``: the call runs inside a watch already begun (``await handle`` around it)."""
+    if not in_child(request):  # its tracer raises from opcode events: a crash fails this test alone
+        return
     runs = tmp_path / "runs"
     loop = asyncio.new_event_loop()
     original = signal.getsignal(signal.SIGINT)
