@@ -11,11 +11,7 @@ new form costs linear time on 100 KB of hostile text."""
 from __future__ import annotations
 
 import itertools
-import signal
-import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -25,6 +21,7 @@ from noesis_nb.secrets.environ import names_secret
 from noesis_nb.secrets.names import is_secret_key
 from noesis_nb.secrets.text import find_in_text
 from tests.secrets.child import clean_env, run_child
+from tests.secrets.cpualarm import cpu_seconds
 
 P = "Zk7vQm2xLp9R"
 
@@ -306,29 +303,6 @@ def test_a_word_in_a_token_table_is_not_learned_and_hidden_later(tmp_path: Path)
 
 _FRESH = itertools.count()
 _SIZE = 100_000
-
-
-class _OverBudget(Exception):
-    pass
-
-
-def _stop(signum: int, frame: object) -> None:
-    raise _OverBudget
-
-
-def cpu_seconds(fn: Callable[[str], Any], text: str, budget: float) -> float:
-    """CPU seconds ``fn(text)`` took; fails the test once it passes ``budget`` (a CPU-time alarm, not the clock)."""
-    before = signal.signal(signal.SIGPROF, _stop)
-    signal.setitimer(signal.ITIMER_PROF, budget)
-    start = time.process_time()
-    try:
-        fn(text)
-    except _OverBudget:
-        pytest.fail(f"over {budget:.2f} s CPU on {text[:40]!r}…")
-    finally:
-        signal.setitimer(signal.ITIMER_PROF, 0)
-        signal.signal(signal.SIGPROF, before)
-    return time.process_time() - start
 
 
 def _fill(unit: str) -> str:
