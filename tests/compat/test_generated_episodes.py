@@ -636,8 +636,9 @@ def test_cancel_while_a_sync_adapters_tool_runs_writes_nothing_after_the_seal(tm
 
 
 def test_summary_live_totals_and_usage_df_read_contradicting_counts_alike(tmp_path: Path) -> None:
-    """An integration writes a model.call whose parts exceed its total (flagged ``usage_warning``): usage_df reads
-    those counts as unknown, and so must the summary (it summed them) and the handle's live totals."""
+    """An integration writes a model.call whose parts exceed its total (cached 20 of an input of 10): one rule for
+    every path (``capture.usage.fitted_counts``) keeps the totals and writes the part that does not fit as unknown,
+    and the summary (it sums them), runs_df and usage_df read the same counts."""
 
     def agent(task: str, ctx: Any) -> str:
         ctx.emit(
@@ -650,9 +651,11 @@ def test_summary_live_totals_and_usage_df_read_contradicting_counts_alike(tmp_pa
     usage = json.loads((tmp_path / ep / "summary.json").read_text())["x-noesis_nb"]["usage"]
     assert (usage["model_calls"], usage["input_tokens"], usage["cached_input_tokens"], usage["output_tokens"]) == (
         2,
-        None,
+        15,
         None,
         5,
     )
     row = noesis_nb.runs_df(tmp_path / ep).iloc[0]
-    assert row["model_calls"] == 2 and pd.isna(row["input_tokens"]) and row["output_tokens"] == 5
+    assert row["model_calls"] == 2 and row["input_tokens"] == 15 and row["output_tokens"] == 5
+    calls = noesis_nb.usage_df(tmp_path / ep)
+    assert list(calls["input_tokens"]) == [10, 5] and pd.isna(calls["cached_input_tokens"].iloc[0])
