@@ -300,6 +300,7 @@ _RATES = {
             ],
         }
     },
+    "providers": {"openai": True, "my-gateway": False},
 }
 
 
@@ -314,7 +315,8 @@ def test_any_value_in_the_rates_file_is_read_or_the_file_ignored(place: tuple[An
     target[place[-1]] = value
     path = Path(os.environ["NOESIS_NB_CACHE_DIR"]) / "fuzzed-rates.json"
     path.write_bytes(genai._signed(json.dumps(doc).encode()))  # signed here: its content is what is judged
-    rates = genai._read(path)
+    rates, providers = genai._read(path)
+    assert all(isinstance(k, str) and type(v) is bool for k, v in providers.items())  # whether genai-prices knows each
     for model in rates.values():  # whatever was taken reads as rates: every option's prices are finite numbers
         for _, fields in model.options if model is not None else ():
             assert fields is None or all(v is None or 0 <= v < 1e12 for k, v in fields.items() if k != "tiers")
